@@ -1,0 +1,55 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# cycsample top-level Makefile.
+#
+#   make                      module for KDIR + cycread for this machine
+#   make ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- KDIR=...   cross build
+#   make demo                 profile the demo workload in the arm64 QEMU guest
+#   make check                every test: host units, module builds, guests
+#
+# dkms runs "make KDIR=<headers> modules" and appends KERNELRELEASE=...; the
+# kbuild half lives in ./Kbuild, so no KERNELRELEASE guard is needed here.
+
+KDIR		?= /lib/modules/$(shell uname -r)/build
+ARCH		?=
+CROSS_COMPILE	?=
+DESTDIR		?=
+PREFIX		?= /usr/local
+W		?= 1
+
+KMAKE = $(MAKE) -C $(KDIR) M=$(CURDIR) W=$(W) \
+	$(if $(ARCH),ARCH=$(ARCH)) $(if $(CROSS_COMPILE),CROSS_COMPILE=$(CROSS_COMPILE))
+
+.PHONY: all modules module tool selftests clean modules_install install uninstall \
+	check demo setup bench
+
+all: modules tool
+
+modules module:
+	$(KMAKE) KCFLAGS=-Werror modules
+
+modules_install:
+	$(KMAKE) modules_install
+
+tool:
+	$(MAKE) -C tool ARCH=$(ARCH) CROSS_COMPILE=$(CROSS_COMPILE)
+
+selftests:
+	$(MAKE) -C selftests ARCH=$(ARCH) CROSS_COMPILE=$(CROSS_COMPILE)
+
+clean:
+	-$(KMAKE) clean
+	$(MAKE) -C tool clean
+	$(MAKE) -C selftests clean
+
+setup:
+	scripts/setup-host
+
+check:
+	scripts/check
+
+demo:
+	scripts/demo
+
+bench:
+	scripts/bench

@@ -1,0 +1,329 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * cycsample - CPU cycle sampling through /dev/cycsample
+ *
+ * This header is the whole contract between the module, cycread and the
+ * selftests.  It stands alone: fixed-width types only, no kernel-internal
+ * headers, and it compiles as C and C++.
+ *
+ * The reader's sequence:
+ *
+ *	fd = open("/dev/cycsample", O_RDWR | O_CLOEXEC);
+ *	ioctl(fd, CYCSAMPLE_IOC_CONFIGURE, &cfg);	  target, event, rings
+ *	ioctl(fd, CYCSAMPLE_IOC_INFO, &info);		  geometry: info.mmap_size
+ *	base = mmap(NULL, info.mmap_size, PROT_READ | PROT_WRITE,
+ *		    MAP_SHARED, fd, 0);
+ *	ioctl(fd, CYCSAMPLE_IOC_START);
+ *	loop: poll(fd, POLLIN) and drain every ring; POLLHUP ends it
+ *	ioctl(fd, CYCSAMPLE_IOC_STOP);
+ *
+ * Compatibility rules: structs only grow at their end; the kernel reads them
+ * with copy_struct_from_user(), so an old reader keeps working and a new
+ * reader on an old module gets -E2BIG only if it sets a field the module does
+ * not know.  Record types and flags only get added.  An incompatible change
+ * bumps CYCSAMPLE_ABI_VERSION, which the control page also carries.
+ */
+#ifndef _UAPI_LINUX_CYCSAMPLE_H
+#define _UAPI_LINUX_CYCSAMPLE_H
+
+#include <linux/types.h>
+#include <linux/ioctl.h>
+
+/* The one place the project's version is written (module, dkms, cycread). */
+#define CYCSAMPLE_VERSION_MAJOR	0
+#define CYCSAMPLE_VERSION_MINOR	1
+#define CYCSAMPLE_VERSION_PATCH	0
+#define CYCSAMPLE_VERSION	"0.1.0"
+
+#define CYCSAMPLE_ABI_VERSION	1
+#define CYCSAMPLE_DEVICE	"/dev/cycsample"
+
+/* ---------------------------------------------------------------------- */
+/* Configuration                                                          */
+/* ---------------------------------------------------------------------- */
+
+/* struct cycsample_config.target_type */
+enum cycsample_target_type {
+	CYCSAMPLE_TARGET_PID	= 1,	/* every thread of a process, and its new threads and children */
+	CYCSAMPLE_TARGET_TID	= 2,	/* one thread only */
+	CYCSAMPLE_TARGET_CPUS	= 3,	/* every online CPU, whatever runs there */
+};
+
+/* struct cycsample_config.event and struct cycsample_info.event */
+enum cycsample_event {
+	CYCSAMPLE_EVENT_CYCLES		= 1,	/* request: hardware cycles, software clock if unusable */
+	CYCSAMPLE_EVENT_CLOCK		= 2,	/* request: software clock, never the PMU */
+	/* only reported, in cycsample_info.event: */
+	CYCSAMPLE_EVENT_HW_CYCLES	= 16,	/* PERF_TYPE_HARDWARE / PERF_COUNT_HW_CPU_CYCLES */
+	CYCSAMPLE_EVENT_SW_CPU_CLOCK	= 17,	/* PERF_COUNT_SW_CPU_CLOCK (CPU targets) */
+	CYCSAMPLE_EVENT_SW_TASK_CLOCK	= 18,	/* PERF_COUNT_SW_TASK_CLOCK (task targets) */
+};
+
+/* struct cycsample_config.flags */
+#define CYCSAMPLE_CFG_FREQ		(1U << 0) /* sample_freq is Hz, not a period */
+#define CYCSAMPLE_CFG_NO_FALLBACK	(1U << 1) /* fail with the PMU's error, no clock */
+#define CYCSAMPLE_CFG_USER_ONLY		(1U << 2) /* exclude kernel mode entirely */
+#define CYCSAMPLE_CFG_KERNEL_CHAIN	(1U << 3) /* record kernel callchains */
+#define CYCSAMPLE_CFG_USER_CHAIN	(1U << 4) /* record user callchains */
+#define CYCSAMPLE_CFG_REGS_USER		(1U << 5) /* record the full user register set */
+#define CYCSAMPLE_CFG_ALL_FLAGS		0x3fU
+
+/* Bounds, enforced with -EINVAL (or -E2BIG for max_stack). */
+#define CYCSAMPLE_MAX_STACK		127	/* frames per chain (kernel and user each) */
+#define CYCSAMPLE_DEFAULT_STACK		64
+#define CYCSAMPLE_MIN_PERIOD		10000ULL	/* cycles, privileged sessions */
+#define CYCSAMPLE_MAX_PERIOD		(1ULL << 40)
+#define CYCSAMPLE_MAX_FREQ		100000U		/* Hz */
+#define CYCSAMPLE_MIN_RING_PAGES	2
+#define CYCSAMPLE_MAX_RING_PAGES	4096		/* per CPU, power of two */
+#define CYCSAMPLE_DEFAULT_RING_PAGES	64
+
+/**
+ * struct cycsample_config - argument of CYCSAMPLE_IOC_CONFIGURE
+ * @size:	sizeof(struct cycsample_config) as the caller knows it
+ * @flags:	CYCSAMPLE_CFG_*; unknown bits give -EINVAL
+ * @target_type: enum cycsample_target_type
+ * @target:	PID or TID in the caller's PID namespace; 0 for CPU targets
+ * @event:	CYCSAMPLE_EVENT_CYCLES or CYCSAMPLE_EVENT_CLOCK
+ * @max_stack:	frames per callchain, 0 means CYCSAMPLE_DEFAULT_STACK
+ * @sample_period: cycles between samples (or Hz with CYCSAMPLE_CFG_FREQ);
+ *		for the software clock a cycle period is converted to
+ *		nanoseconds at the module's fallback_mhz
+ * @ring_pages:	data pages per CPU ring, a power of two; 0 means default
+ * @wakeup_bytes: wake the reader once this many bytes are unread in a ring;
+ *		0 means a quarter of the ring
+ * @reserved:	must be zero
+ */
+struct cycsample_config {
+	__u32 size;
+	__u32 flags;
+	__u32 target_type;
+	__s32 target;
+	__u32 event;
+	__u32 max_stack;
+	__u64 sample_period;
+	__u32 ring_pages;
+	__u32 wakeup_bytes;
+	__u64 reserved[4];
+};
+#define CYCSAMPLE_CONFIG_SIZE_VER0	72
+
+/* ---------------------------------------------------------------------- */
+/* Query                                                                  */
+/* ---------------------------------------------------------------------- */
+
+enum cycsample_state {
+	CYCSAMPLE_STATE_OPEN		= 0,	/* nothing configured yet */
+	CYCSAMPLE_STATE_CONFIGURED	= 1,	/* rings exist, counters do not */
+	CYCSAMPLE_STATE_RUNNING		= 2,
+	CYCSAMPLE_STATE_STOPPED		= 3,
+	CYCSAMPLE_STATE_ENDED		= 4,	/* target gone; START gives -ESRCH */
+};
+
+/* struct cycsample_info.fallback_reason */
+enum cycsample_fallback {
+	CYCSAMPLE_FALLBACK_NONE		= 0,
+	CYCSAMPLE_FALLBACK_REQUESTED	= 1,	/* config asked for the clock */
+	CYCSAMPLE_FALLBACK_NO_PMU	= 2,	/* no PMU accepted cycles (-ENOENT) */
+	CYCSAMPLE_FALLBACK_UNSUPPORTED	= 3,	/* PMU refused the attributes */
+	CYCSAMPLE_FALLBACK_NO_INTERRUPT	= 4,	/* PMU has no overflow interrupt */
+	CYCSAMPLE_FALLBACK_OTHER	= 5,	/* other error, see fallback_errno */
+};
+
+#define CYCSAMPLE_COST_BUCKETS	16	/* bucket i: handler took [2^i, 2^(i+1)) x 128 ns */
+
+/**
+ * struct cycsample_info - filled by CYCSAMPLE_IOC_INFO
+ *
+ * The caller sets @size to the size it knows; the module writes that many
+ * bytes at most (zero-filling what it does not know) and stores its own size
+ * in @size.  Counters are totals over all rings since CONFIGURE.
+ */
+struct cycsample_info {
+	__u32 size;
+	__u32 abi_version;
+	char module_version[16];
+	__u32 state;			/* enum cycsample_state */
+	__u32 event;			/* enum cycsample_event: what is in use */
+	__u32 fallback_reason;		/* enum cycsample_fallback */
+	__s32 fallback_errno;		/* the PMU's error, negative, or 0 */
+	char pmu_name[32];		/* the PMU driver's name, e.g. "armv8_pmuv3" */
+	__u64 sample_period;		/* as configured (period or Hz) */
+	__u64 clock_period_ns;		/* software clock period, or 0 */
+	__u32 config_flags;
+	__u32 target_type;
+	__s32 target;
+	__u32 max_stack;
+	__u32 page_size;
+	__u32 nr_rings;
+	__u64 mmap_size;		/* the one valid mmap length */
+	__u64 ring_data_size;		/* bytes of data per ring */
+	__u64 samples;			/* sample records written */
+	__u64 lost;			/* samples dropped because a ring was full */
+	__u64 throttled;		/* samples taken when perf throttled the counter */
+	__u64 dropped_kernel;		/* kernel-mode samples refused (user-only session) */
+	__u64 dropped_other;		/* handler re-entered, or not the target */
+	__u64 cost_min_ns;		/* handler cost, from local_clock() */
+	__u64 cost_max_ns;
+	__u64 cost_total_ns;
+	__u64 cost_count;
+	__u64 cost_hist[CYCSAMPLE_COST_BUCKETS];
+};
+
+/* ---------------------------------------------------------------------- */
+/* ioctls: 0xC5 is not listed in Documentation/userspace-api/ioctl/ioctl-number.rst */
+/* ---------------------------------------------------------------------- */
+
+#define CYCSAMPLE_IOC_MAGIC	0xC5
+#define CYCSAMPLE_IOC_CONFIGURE	_IOW(CYCSAMPLE_IOC_MAGIC, 0x01, struct cycsample_config)
+#define CYCSAMPLE_IOC_START	_IO(CYCSAMPLE_IOC_MAGIC, 0x02)
+#define CYCSAMPLE_IOC_STOP	_IO(CYCSAMPLE_IOC_MAGIC, 0x03)
+#define CYCSAMPLE_IOC_INFO	_IOWR(CYCSAMPLE_IOC_MAGIC, 0x04, struct cycsample_info)
+
+/* ---------------------------------------------------------------------- */
+/* mmap layout                                                            */
+/* ---------------------------------------------------------------------- */
+
+/*
+ * One mapping of exactly info.mmap_size bytes at offset 0, MAP_SHARED:
+ *
+ *	[control page(s)]  struct cycsample_control and its ring directory
+ *	[ring 0 header]    one page: struct cycsample_ring_header
+ *	[ring 0 data]      ring_data_size bytes, read-only
+ *	[ring 1 header] ...
+ *
+ * Only ring headers may be written, and of them only data_tail.  Writing a
+ * data or control page raises SIGBUS.
+ */
+#define CYCSAMPLE_MAGIC		0x63796373616d706cULL	/* "cycsampl" */
+
+struct cycsample_ring_desc {
+	__u32 cpu;
+	__u32 reserved;
+	__u64 header_offset;		/* from the start of the mapping */
+	__u64 data_offset;
+	__u64 data_size;		/* a power of two */
+};
+
+struct cycsample_control {
+	__u64 magic;			/* CYCSAMPLE_MAGIC */
+	__u32 abi_version;		/* CYCSAMPLE_ABI_VERSION */
+	__u32 page_size;
+	__u32 nr_rings;			/* one per possible CPU */
+	__u32 control_size;		/* bytes of control area, page multiple */
+	__u64 reserved[5];
+	struct cycsample_ring_desc rings[];	/* nr_rings entries */
+};
+
+/*
+ * Head/tail protocol.  Positions are free-running byte counts; a record at
+ * position p lives at data + (p & (data_size - 1)) and may wrap around the
+ * end of the data area.  Records are 8-byte aligned in size.
+ *
+ * Producer (module):  tail = load_acquire(data_tail); if the record fits in
+ *			data_size - (head - tail), write it, then
+ *			store_release(data_head, head + size).
+ * Consumer (reader):  head = load_acquire(data_head); read records in
+ *			[tail, head); store_release(data_tail, head).
+ *
+ * The module never trusts data_tail: a value outside [head - data_size, head]
+ * makes the ring count as full.
+ */
+struct cycsample_ring_header {
+	__u64 data_head;		/* written by the module */
+	__u64 data_tail;		/* written by the reader */
+	__u64 data_size;
+	__u32 cpu;
+	__u32 reserved0;
+	__u64 lost;			/* samples dropped on this ring, cumulative */
+	__u64 samples;			/* samples written on this ring, cumulative */
+	__u64 reserved[10];
+};
+
+/* ---------------------------------------------------------------------- */
+/* Records                                                                */
+/* ---------------------------------------------------------------------- */
+
+enum cycsample_record_type {
+	CYCSAMPLE_REC_SAMPLE	= 1,	/* struct cycsample_sample */
+	CYCSAMPLE_REC_LOST	= 2,	/* struct cycsample_lost */
+	CYCSAMPLE_REC_EXEC	= 3,	/* struct cycsample_task_event: target exec'd */
+	CYCSAMPLE_REC_EXIT	= 4,	/* struct cycsample_task_event: target gone, last record */
+};
+
+struct cycsample_record_header {
+	__u32 type;			/* enum cycsample_record_type */
+	__u32 size;			/* whole record incl. this header, multiple of 8 */
+};
+
+/* struct cycsample_sample.flags */
+#define CYCSAMPLE_SAMPLE_USER		(1U << 0) /* interrupted in user mode */
+#define CYCSAMPLE_SAMPLE_KERNEL		(1U << 1) /* interrupted in kernel mode */
+#define CYCSAMPLE_SAMPLE_SW_CLOCK	(1U << 2) /* from the software clock */
+#define CYCSAMPLE_SAMPLE_KCHAIN_TRUNC	(1U << 3) /* kernel chain hit max_stack */
+#define CYCSAMPLE_SAMPLE_UCHAIN_TRUNC	(1U << 4) /* user chain hit max_stack */
+#define CYCSAMPLE_SAMPLE_COMPAT		(1U << 5) /* 32-bit (AArch32/ia32) task */
+#define CYCSAMPLE_SAMPLE_THROTTLED	(1U << 6) /* perf throttled the counter here */
+#define CYCSAMPLE_SAMPLE_REGS_HIDDEN	(1U << 7) /* kernel pc/sp/fp/lr zeroed for this reader */
+
+/* struct cycsample_sample.arch */
+#define CYCSAMPLE_ARCH_ARM64	1
+#define CYCSAMPLE_ARCH_X86_64	2
+
+/**
+ * struct cycsample_sample - one sample
+ *
+ * @pc, @sp, @fp, @lr: the interrupted context (arm64: pc, sp, x29, x30;
+ * x86_64: ip, sp, bp, 0).  When the sample is in kernel mode and the reader
+ * may not see kernel addresses, they are zero and REGS_HIDDEN is set.
+ * @lr is recorded so that a reader can supply the caller of a leaf function
+ * that had not yet stored its frame record.
+ *
+ * After the fixed part come @nr_kernel kernel frames (innermost first,
+ * starting at the interrupted pc), then @nr_user user frames (innermost first,
+ * starting at the user pc, return addresses stripped of pointer
+ * authentication codes), then @nr_regs user registers (arm64: x0..x30, sp, pc,
+ * pstate; x86_64: the order of struct pt_regs), all __u64.
+ * PIDs are in the initial PID namespace.
+ */
+struct cycsample_sample {
+	struct cycsample_record_header hdr;
+	__u64 time;			/* local_clock() ns */
+	__u32 pid;			/* thread group id */
+	__u32 tid;
+	__u32 cpu;
+	__u32 flags;			/* CYCSAMPLE_SAMPLE_* */
+	__u64 period;			/* events this sample stands for */
+	__u64 pc;
+	__u64 sp;
+	__u64 fp;
+	__u64 lr;
+	__u16 nr_kernel;
+	__u16 nr_user;
+	__u16 nr_regs;
+	__u8 arch;			/* CYCSAMPLE_ARCH_* */
+	__u8 reserved;
+	__u64 reserved2;
+	__u64 frames[];
+};
+
+/* Emitted before the next record once space returns after drops. */
+struct cycsample_lost {
+	struct cycsample_record_header hdr;
+	__u64 time;
+	__u64 lost;			/* samples dropped since the last LOST record */
+};
+
+struct cycsample_task_event {
+	struct cycsample_record_header hdr;
+	__u64 time;
+	__u32 pid;
+	__u32 tid;
+	char comm[16];			/* NUL-terminated */
+};
+
+#define CYCSAMPLE_MAX_RECORD_SIZE \
+	(sizeof(struct cycsample_sample) + \
+	 (2 * CYCSAMPLE_MAX_STACK + 40) * sizeof(__u64))
+
+#endif /* _UAPI_LINUX_CYCSAMPLE_H */
