@@ -68,7 +68,7 @@ enum cycsample_event {
 #define CYCSAMPLE_CFG_REGS_USER		(1U << 5) /* record the full user register set */
 #define CYCSAMPLE_CFG_ALL_FLAGS		0x3fU
 
-/* Bounds, enforced with -EINVAL (or -E2BIG for max_stack). */
+/* Bounds, enforced with -EINVAL. */
 #define CYCSAMPLE_MAX_STACK		127	/* frames per chain (kernel and user each) */
 #define CYCSAMPLE_DEFAULT_STACK		64
 #define CYCSAMPLE_MIN_PERIOD		10000ULL	/* cycles, privileged sessions */
