@@ -1,0 +1,797 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Shared helpers of the cycsample selftests; see cycsample_test_lib.h.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cycsample_test_lib.h"
+
+/* ---------------------------------------------------------------------- */
+/* Sessions                                                               */
+/* ---------------------------------------------------------------------- */
+
+int cs_open(void)
+{
+	int fd = open(CS_NODE, O_RDWR | O_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+int cs_ioctl(int fd, unsigned long cmd, void *arg)
+{
+	return ioctl(fd, cmd, arg) < 0 ? errno : 0;
+}
+
+int cs_configure(int fd, const struct cycsample_config *cfg)
+{
+	return cs_ioctl(fd, CYCSAMPLE_IOC_CONFIGURE, (void *)cfg);
+}
+
+int cs_info(int fd, struct cycsample_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->size = sizeof(*info);
+	return cs_ioctl(fd, CYCSAMPLE_IOC_INFO, info);
+}
+
+int cs_start(int fd)
+{
+	return ioctl(fd, CYCSAMPLE_IOC_START) < 0 ? errno : 0;
+}
+
+int cs_stop(int fd)
+{
+	return ioctl(fd, CYCSAMPLE_IOC_STOP) < 0 ? errno : 0;
+}
+
+void cs_config_init(struct cycsample_config *cfg, __u32 target_type, __s32 target)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->size = sizeof(*cfg);
+	cfg->target_type = target_type;
+	cfg->target = target;
+	cfg->event = CYCSAMPLE_EVENT_CYCLES;
+	cfg->sample_period = CS_PERIOD;
+}
+
+int cs_session_open(struct cs_session *s, const struct cycsample_config *cfg,
+		    const char **step)
+{
+	const char *dummy;
+	void *base;
+	int err;
+
+	if (!step)
+		step = &dummy;
+	memset(s, 0, sizeof(*s));
+	s->fd = cs_open();
+	if (s->fd < 0) {
+		*step = "open " CS_NODE;
+		err = -s->fd;
+		s->fd = -1;
+		return err;
+	}
+	*step = "CONFIGURE";
+	err = cs_configure(s->fd, cfg);
+	if (err)
+		goto out_close;
+	*step = "INFO";
+	err = cs_session_info(s);
+	if (err)
+		goto out_close;
+	*step = "mmap";
+	base = mmap(NULL, s->info.mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, 0);
+	if (base == MAP_FAILED) {
+		err = errno;
+		goto out_close;
+	}
+	s->base = base;
+	s->map_len = s->info.mmap_size;
+	return 0;
+
+out_close:
+	close(s->fd);
+	s->fd = -1;
+	return err;
+}
+
+int cs_session_info(struct cs_session *s)
+{
+	return cs_info(s->fd, &s->info);
+}
+
+void cs_session_close(struct cs_session *s)
+{
+	if (s->base)
+		munmap(s->base, s->map_len);
+	s->base = NULL;
+	if (s->fd >= 0)
+		close(s->fd);
+	s->fd = -1;
+}
+
+struct cycsample_control *cs_control(const struct cs_session *s)
+{
+	return s->base;
+}
+
+struct cycsample_ring_header *cs_ring(const struct cs_session *s, unsigned int i)
+{
+	return (void *)((char *)s->base + cs_control(s)->rings[i].header_offset);
+}
+
+const unsigned char *cs_ring_data(const struct cs_session *s, unsigned int i)
+{
+	return (const unsigned char *)s->base + cs_control(s)->rings[i].data_offset;
+}
+
+#define PROBLEM(...) do { snprintf(buf, len, __VA_ARGS__); return buf; } while (0)
+
+const char *cs_control_problem(const struct cs_session *s, char *buf, size_t len)
+{
+	const struct cycsample_control *c = cs_control(s);
+	uint64_t page = s->info.page_size, data = s->info.ring_data_size, off;
+	unsigned int i;
+
+	if (c->magic != CYCSAMPLE_MAGIC)
+		PROBLEM("magic %#llx", (unsigned long long)c->magic);
+	if (c->abi_version != CYCSAMPLE_ABI_VERSION)
+		PROBLEM("abi_version %u", c->abi_version);
+	if (c->page_size != page || page != (uint64_t)getpagesize())
+		PROBLEM("page_size %u, info %llu", c->page_size, (unsigned long long)page);
+	if (c->nr_rings != s->info.nr_rings || !c->nr_rings)
+		PROBLEM("nr_rings %u, info %u", c->nr_rings, s->info.nr_rings);
+	if (!c->control_size || c->control_size % page ||
+	    c->control_size < sizeof(*c) + c->nr_rings * sizeof(c->rings[0]))
+		PROBLEM("control_size %u", c->control_size);
+	for (i = 0; i < 5; i++)
+		if (c->reserved[i])
+			PROBLEM("control reserved[%u] = %#llx", i,
+				(unsigned long long)c->reserved[i]);
+	if (s->info.mmap_size != c->control_size + c->nr_rings * (page + data))
+		PROBLEM("mmap_size %llu != control %u + %u x (%llu + %llu)",
+			(unsigned long long)s->info.mmap_size, c->control_size, c->nr_rings,
+			(unsigned long long)page, (unsigned long long)data);
+	if (!data || data & (data - 1))
+		PROBLEM("ring_data_size %llu not a power of two", (unsigned long long)data);
+
+	for (i = 0; i < c->nr_rings; i++) {
+		const struct cycsample_ring_desc *d = &c->rings[i];
+		const struct cycsample_ring_header *h;
+
+		off = c->control_size + i * (page + data);
+		if (d->header_offset != off || d->data_offset != off + page)
+			PROBLEM("ring %u at %llu/%llu, layout says %llu/%llu", i,
+				(unsigned long long)d->header_offset,
+				(unsigned long long)d->data_offset,
+				(unsigned long long)off, (unsigned long long)(off + page));
+		if (d->data_size != data)
+			PROBLEM("ring %u data_size %llu", i, (unsigned long long)d->data_size);
+		if (d->reserved)
+			PROBLEM("ring %u desc reserved %u", i, d->reserved);
+		if (i && d->cpu <= c->rings[i - 1].cpu)
+			PROBLEM("ring %u cpu %u not ascending", i, d->cpu);
+		h = cs_ring(s, i);
+		if (h->cpu != d->cpu || h->data_size != d->data_size)
+			PROBLEM("ring %u header cpu %u size %llu, directory %u %llu", i, h->cpu,
+				(unsigned long long)h->data_size, d->cpu,
+				(unsigned long long)d->data_size);
+	}
+	return NULL;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Ring reader                                                            */
+/* ---------------------------------------------------------------------- */
+
+/* Copy @n bytes at free-running position @pos out of a ring of @size bytes. */
+static void ring_copy(const unsigned char *data, uint64_t size, uint64_t pos, void *dst, size_t n)
+{
+	uint64_t off = pos & (size - 1);
+	size_t first = n;
+
+	if (first > size - off)
+		first = size - off;
+	memcpy(dst, data + off, first);
+	memcpy((char *)dst + first, data, n - first);
+}
+
+static void recs_error(struct cs_recs *out, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void recs_error(struct cs_recs *out, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!out->errors++) {
+		va_start(ap, fmt);
+		vsnprintf(out->error, sizeof(out->error), fmt, ap);
+		va_end(ap);
+	}
+}
+
+static int recs_append(struct cs_recs *out, unsigned int ring, unsigned int cpu, uint64_t pos,
+		       void *buf)
+{
+	if (out->n == out->cap) {
+		size_t cap = out->cap ? out->cap * 2 : 256;
+		struct cs_rec *v = realloc(out->v, cap * sizeof(*v));
+
+		if (!v)
+			return ENOMEM;
+		out->v = v;
+		out->cap = cap;
+	}
+	out->v[out->n++] = (struct cs_rec){ .ring = ring, .ring_cpu = cpu, .pos = pos, .buf = buf };
+	return 0;
+}
+
+long cs_drain_ring(struct cs_session *s, unsigned int i, struct cs_recs *out)
+{
+	const struct cycsample_control *c = cs_control(s);
+	const struct cycsample_ring_desc *d = &c->rings[i];
+	struct cycsample_ring_header *h;
+	const unsigned char *data;
+	uint64_t head, pos, size = d->data_size;
+	long n = 0;
+
+	if (d->header_offset + s->info.page_size > s->map_len ||
+	    d->data_offset + size > s->map_len || !size || size & (size - 1)) {
+		recs_error(out, "ring %u: directory entry outside the mapping", i);
+		return 0;
+	}
+	h = cs_ring(s, i);
+	data = cs_ring_data(s, i);
+
+	/* Pairs with the producer's store_release of data_head: records are complete. */
+	head = __atomic_load_n(&h->data_head, __ATOMIC_ACQUIRE);
+	pos = h->data_tail;	/* only this reader writes it */
+	if (head - pos > size) {
+		recs_error(out, "ring %u: head %llu tail %llu more than %llu apart", i,
+			   (unsigned long long)head, (unsigned long long)pos,
+			   (unsigned long long)size);
+		pos = head;
+		goto release;
+	}
+	while (pos != head) {
+		struct cycsample_record_header rh;
+		void *buf;
+
+		if (head - pos < sizeof(rh)) {
+			recs_error(out, "ring %u: %llu stray bytes at %llu", i,
+				   (unsigned long long)(head - pos), (unsigned long long)pos);
+			pos = head;
+			break;
+		}
+		ring_copy(data, size, pos, &rh, sizeof(rh));
+		if (rh.size < sizeof(rh) || rh.size % 8 || rh.size > CYCSAMPLE_MAX_RECORD_SIZE ||
+		    rh.size > head - pos) {
+			recs_error(out, "ring %u: record at %llu type %u size %u (unread %llu)",
+				   i, (unsigned long long)pos, rh.type, rh.size,
+				   (unsigned long long)(head - pos));
+			pos = head;
+			break;
+		}
+		buf = malloc(rh.size);
+		if (!buf) {
+			recs_error(out, "out of memory");
+			break;
+		}
+		ring_copy(data, size, pos, buf, rh.size);
+		if (recs_append(out, i, d->cpu, pos, buf)) {
+			free(buf);
+			recs_error(out, "out of memory");
+			break;
+		}
+		pos += rh.size;
+		n++;
+	}
+release:
+	/* The copies are made: hand the space back to the producer. */
+	__atomic_store_n(&h->data_tail, pos, __ATOMIC_RELEASE);
+	return n;
+}
+
+long cs_drain(struct cs_session *s, struct cs_recs *out)
+{
+	unsigned int i;
+	long n = 0;
+
+	for (i = 0; i < cs_control(s)->nr_rings; i++)
+		n += cs_drain_ring(s, i, out);
+	return n;
+}
+
+uint64_t cs_ring_unread(const struct cs_session *s, unsigned int i)
+{
+	struct cycsample_ring_header *h = cs_ring(s, i);
+
+	return __atomic_load_n(&h->data_head, __ATOMIC_ACQUIRE) - h->data_tail;
+}
+
+long cs_collect_for(struct cs_session *s, unsigned int ms, struct cs_recs *out)
+{
+	uint64_t end = cs_now_ms() + ms;
+	long n = 0;
+
+	for (;;) {
+		uint64_t now = cs_now_ms();
+		struct pollfd p = { .fd = s->fd, .events = POLLIN };
+		int left = now < end ? (int)(end - now) : 0;
+
+		if (!left)
+			break;
+		if (poll(&p, 1, left < 100 ? left : 100) < 0 && errno != EINTR)
+			break;
+		n += cs_drain(s, out);
+		if (p.revents & (POLLHUP | POLLERR | POLLNVAL))
+			break;
+	}
+	return n + cs_drain(s, out);
+}
+
+void cs_recs_free(struct cs_recs *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->n; i++)
+		free(r->v[i].buf);
+	free(r->v);
+	memset(r, 0, sizeof(*r));
+}
+
+static const char *sample_problem(const struct cycsample_sample *smp, const struct cs_rec *r,
+				  const struct cycsample_info *info, char *buf, size_t len)
+{
+	bool hw = info->event == CYCSAMPLE_EVENT_HW_CYCLES;
+	__u32 cfl = info->config_flags;
+	size_t want;
+
+	want = sizeof(*smp) + sizeof(__u64) * ((size_t)smp->nr_kernel + smp->nr_user + smp->nr_regs);
+	if (smp->hdr.size != want)
+		PROBLEM("sample size %u, counts imply %zu", smp->hdr.size, want);
+	if (smp->arch != CS_ARCH)
+		PROBLEM("arch %u", smp->arch);
+	if (smp->reserved || smp->reserved2)
+		PROBLEM("reserved %u / %llu", smp->reserved, (unsigned long long)smp->reserved2);
+	if (smp->flags & ~0xffU)
+		PROBLEM("unknown flags %#x", smp->flags);
+	if (!(smp->flags & CYCSAMPLE_SAMPLE_USER) == !(smp->flags & CYCSAMPLE_SAMPLE_KERNEL))
+		PROBLEM("flags %#x: not exactly one of USER, KERNEL", smp->flags);
+	if (smp->cpu != r->ring_cpu)
+		PROBLEM("sample cpu %u in the ring of cpu %u", smp->cpu, r->ring_cpu);
+	if (!smp->period)
+		PROBLEM("period 0");
+	if (!!(smp->flags & CYCSAMPLE_SAMPLE_SW_CLOCK) == hw)
+		PROBLEM("flags %#x with info.event %u", smp->flags, info->event);
+	if ((cfl & CYCSAMPLE_CFG_USER_ONLY) && (smp->flags & CYCSAMPLE_SAMPLE_KERNEL))
+		PROBLEM("kernel-mode sample in a user-only session");
+	if (smp->nr_kernel > info->max_stack || smp->nr_user > info->max_stack)
+		PROBLEM("chains %u/%u over max_stack %u", smp->nr_kernel, smp->nr_user,
+			info->max_stack);
+	if (smp->nr_kernel && !(cfl & CYCSAMPLE_CFG_KERNEL_CHAIN))
+		PROBLEM("%u kernel frames without KERNEL_CHAIN", smp->nr_kernel);
+	if (smp->nr_user && !(cfl & CYCSAMPLE_CFG_USER_CHAIN))
+		PROBLEM("%u user frames without USER_CHAIN", smp->nr_user);
+	if (smp->nr_regs != ((cfl & CYCSAMPLE_CFG_REGS_USER) ? CS_NR_USER_REGS : 0) &&
+	    smp->nr_regs != 0)
+		PROBLEM("nr_regs %u", smp->nr_regs);
+	if ((smp->flags & CYCSAMPLE_SAMPLE_KCHAIN_TRUNC) && smp->nr_kernel != info->max_stack)
+		PROBLEM("KCHAIN_TRUNC with %u frames", smp->nr_kernel);
+	if ((smp->flags & CYCSAMPLE_SAMPLE_UCHAIN_TRUNC) && smp->nr_user != info->max_stack)
+		PROBLEM("UCHAIN_TRUNC with %u frames", smp->nr_user);
+	if ((smp->flags & CYCSAMPLE_SAMPLE_USER) && smp->nr_kernel)
+		PROBLEM("user-mode sample with %u kernel frames", smp->nr_kernel);
+	if ((smp->flags & CYCSAMPLE_SAMPLE_REGS_HIDDEN) &&
+	    (smp->pc || smp->sp || smp->fp || smp->lr))
+		PROBLEM("REGS_HIDDEN but registers not zero");
+	if (smp->nr_kernel && !(smp->flags & CYCSAMPLE_SAMPLE_REGS_HIDDEN) &&
+	    cs_kernel_frames(smp)[0] != smp->pc)
+		PROBLEM("kernel chain starts at %#llx, pc %#llx",
+			(unsigned long long)cs_kernel_frames(smp)[0], (unsigned long long)smp->pc);
+	if ((smp->flags & CYCSAMPLE_SAMPLE_USER) && smp->nr_user &&
+	    cs_user_frames(smp)[0] != smp->pc)
+		PROBLEM("user chain starts at %#llx, pc %#llx",
+			(unsigned long long)cs_user_frames(smp)[0], (unsigned long long)smp->pc);
+	if (smp->nr_regs && smp->nr_user && cs_user_regs(smp)[CS_USER_REG_PC] !=
+	    cs_user_frames(smp)[0])
+		PROBLEM("user regs pc %#llx, user chain starts at %#llx",
+			(unsigned long long)cs_user_regs(smp)[CS_USER_REG_PC],
+			(unsigned long long)cs_user_frames(smp)[0]);
+	return NULL;
+}
+
+const char *cs_record_problem(const struct cs_rec *r, const struct cycsample_info *info,
+			      char *buf, size_t len)
+{
+	const struct cycsample_record_header *h = cs_hdr(r);
+	const struct cycsample_task_event *te;
+	const struct cycsample_lost *lost;
+
+	switch (h->type) {
+	case CYCSAMPLE_REC_SAMPLE:
+		if (h->size < sizeof(struct cycsample_sample))
+			PROBLEM("sample of %u bytes", h->size);
+		return sample_problem(r->buf, r, info, buf, len);
+	case CYCSAMPLE_REC_LOST:
+		lost = r->buf;
+		if (h->size != sizeof(*lost))
+			PROBLEM("LOST record of %u bytes", h->size);
+		if (!lost->lost)
+			PROBLEM("LOST record with a count of 0");
+		return NULL;
+	case CYCSAMPLE_REC_EXEC:
+	case CYCSAMPLE_REC_EXIT:
+		te = r->buf;
+		if (h->size != sizeof(*te))
+			PROBLEM("task record type %u of %u bytes", h->type, h->size);
+		if (!te->pid || !te->tid)
+			PROBLEM("task record type %u pid %u tid %u", h->type, te->pid, te->tid);
+		if (!memchr(te->comm, 0, sizeof(te->comm)))
+			PROBLEM("task record comm not terminated");
+		return NULL;
+	default:
+		PROBLEM("unknown record type %u (size %u)", h->type, h->size);
+	}
+}
+
+void cs_count(const struct cs_recs *r, struct cs_counts *c)
+{
+	size_t i;
+
+	memset(c, 0, sizeof(*c));
+	for (i = 0; i < r->n; i++) {
+		const struct cycsample_record_header *h = cs_hdr(&r->v[i]);
+
+		c->records++;
+		switch (h->type) {
+		case CYCSAMPLE_REC_SAMPLE: {
+			const struct cycsample_sample *smp = r->v[i].buf;
+
+			c->samples++;
+			if (smp->flags & CYCSAMPLE_SAMPLE_USER)
+				c->user++;
+			if (smp->flags & CYCSAMPLE_SAMPLE_KERNEL)
+				c->kernel++;
+			break;
+		}
+		case CYCSAMPLE_REC_LOST:
+			c->lost_records++;
+			c->lost += ((const struct cycsample_lost *)r->v[i].buf)->lost;
+			break;
+		case CYCSAMPLE_REC_EXEC:
+			c->exec++;
+			break;
+		case CYCSAMPLE_REC_EXIT:
+			c->exits++;
+			break;
+		}
+	}
+}
+
+unsigned long cs_count_pc_in(const struct cs_recs *r, pid_t pid, const void *lo, const void *hi)
+{
+	unsigned long n = 0;
+	size_t i;
+
+	for (i = 0; i < r->n; i++) {
+		const struct cycsample_sample *smp = cs_sample(&r->v[i]);
+
+		if (smp && (!pid || smp->pid == (__u32)pid) &&
+		    smp->pc >= (uintptr_t)lo && smp->pc < (uintptr_t)hi)
+			n++;
+	}
+	return n;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Workloads                                                              */
+/* ---------------------------------------------------------------------- */
+
+static volatile unsigned long cs_sink;
+
+/* An empty asm after a call keeps the call from becoming a tail call. */
+#define NO_TAIL_CALL() __asm__ __volatile__("" ::: "memory")
+
+__attribute__((noinline, used, section("cs_text_leaf")))
+static void cs_spin_leaf(void)
+{
+	for (;;)
+		cs_sink++;
+}
+
+__attribute__((noinline, used, section("cs_text_mid")))
+static void cs_spin_mid(void)
+{
+	cs_spin_leaf();
+	NO_TAIL_CALL();
+}
+
+__attribute__((noinline, used, section("cs_text_outer")))
+void cs_spin_outer(void)
+{
+	cs_spin_mid();
+	NO_TAIL_CALL();
+	abort();
+}
+
+void cs_spin_cpu_ms(unsigned int ms)
+{
+	struct timespec ts;
+	uint64_t end, now;
+	unsigned int i;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	end = ts.tv_sec * 1000ULL + ts.tv_nsec / 1000000 + ms;
+	do {
+		for (i = 0; i < 100000; i++)
+			cs_sink++;
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+		now = ts.tv_sec * 1000ULL + ts.tv_nsec / 1000000;
+	} while (now < end);
+}
+
+void cs_spin_syscalls(void)
+{
+	for (;;)
+		getppid();
+}
+
+static void cs_deep(unsigned int depth);
+/* Called through a pointer so the compiler neither unrolls nor flags the recursion. */
+static void (*volatile cs_deep_next)(unsigned int) = cs_deep;
+
+__attribute__((noinline))
+static void cs_deep(unsigned int depth)
+{
+	if (!depth)
+		cs_spin_outer();
+	cs_deep_next(depth - 1);
+	NO_TAIL_CALL();
+}
+
+void cs_spin_deep(unsigned int depth)
+{
+	cs_deep(depth);
+	abort();
+}
+
+/* ---------------------------------------------------------------------- */
+/* Processes                                                              */
+/* ---------------------------------------------------------------------- */
+
+pid_t cs_spawn(int (*fn)(void *), void *arg)
+{
+	pid_t ppid = getpid();
+	pid_t pid;
+
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid)
+		return pid;
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != ppid)
+		_exit(1);
+	_exit(fn(arg));
+}
+
+static int run_spinner(void *arg)
+{
+	cs_spin_outer();
+}
+
+static int run_syscaller(void *arg)
+{
+	cs_spin_syscalls();
+}
+
+pid_t cs_spawn_spinner(void)
+{
+	return cs_spawn(run_spinner, NULL);
+}
+
+pid_t cs_spawn_syscaller(void)
+{
+	return cs_spawn(run_syscaller, NULL);
+}
+
+void cs_kill(pid_t pid)
+{
+	if (pid <= 0)
+		return;
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+int cs_wait_ms(pid_t pid, unsigned int ms)
+{
+	uint64_t end = cs_now_ms() + ms;
+	int status;
+
+	do {
+		pid_t r = waitpid(pid, &status, WNOHANG);
+
+		if (r == pid)
+			return status;
+		if (r < 0)
+			return -1;
+		cs_sleep_ms(10);
+	} while (cs_now_ms() < end);
+	return -1;
+}
+
+int cs_run_as(uid_t uid, gid_t gid, int (*fn)(void *), void *arg)
+{
+	pid_t pid;
+	int status;
+
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		if (setgroups(0, NULL) || setresgid(gid, gid, gid) || setresuid(uid, uid, uid))
+			_exit(255);
+		/*
+		 * A uid change clears the death signal and makes the process
+		 * non-dumpable; an ordinary user's process is dumpable.
+		 */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		prctl(PR_SET_DUMPABLE, 1);
+		_exit(fn(arg));
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) == 255)
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+int cs_pin(pid_t tid, int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(tid, sizeof(set), &set) ? errno : 0;
+}
+
+void cs_sleep_ms(unsigned int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+uint64_t cs_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000ULL + ts.tv_nsec / 1000000;
+}
+
+/* ---------------------------------------------------------------------- */
+/* System state                                                           */
+/* ---------------------------------------------------------------------- */
+
+int cs_read_file(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+	int err;
+
+	if (fd < 0)
+		return errno;
+	n = read(fd, buf, len - 1);
+	err = n < 0 ? errno : 0;
+	close(fd);
+	if (err)
+		return err;
+	buf[n] = 0;
+	return 0;
+}
+
+int cs_write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+	int err;
+
+	if (fd < 0)
+		return errno;
+	n = write(fd, s, strlen(s));
+	err = n < 0 ? errno : n != (ssize_t)strlen(s) ? EIO : 0;
+	close(fd);
+	return err;
+}
+
+int cs_param_get(const char *name, long *val)
+{
+	char path[128], buf[64];
+	int err;
+
+	snprintf(path, sizeof(path), CS_PARAM_DIR "/%s", name);
+	err = cs_read_file(path, buf, sizeof(buf));
+	if (err)
+		return err;
+	*val = strtol(buf, NULL, 0);
+	return 0;
+}
+
+int cs_param_set(const char *name, long val)
+{
+	char path[128], buf[32];
+
+	snprintf(path, sizeof(path), CS_PARAM_DIR "/%s", name);
+	snprintf(buf, sizeof(buf), "%ld", val);
+	return cs_write_file(path, buf);
+}
+
+void cs_reset_sample_rate(void)
+{
+	cs_write_file(CS_SAMPLE_RATE, "100000");
+}
+
+int cs_module_refcnt(void)
+{
+	char buf[32];
+
+	if (cs_read_file(CS_MODULE_DIR "/refcnt", buf, sizeof(buf)))
+		return -1;
+	return atoi(buf);
+}
+
+/* Number of CPUs in a cpulist file such as "0-1,3". */
+static int count_cpulist(const char *path)
+{
+	char buf[256], *p;
+	int n = 0;
+
+	if (cs_read_file(path, buf, sizeof(buf)))
+		return -1;
+	for (p = buf; *p && *p != '\n';) {
+		long a = strtol(p, &p, 10), b = a;
+
+		if (*p == '-')
+			b = strtol(p + 1, &p, 10);
+		n += b - a + 1;
+		if (*p == ',')
+			p++;
+	}
+	return n;
+}
+
+int cs_nr_possible_cpus(void)
+{
+	return count_cpulist("/sys/devices/system/cpu/possible");
+}
+
+int cs_nr_online_cpus(void)
+{
+	return count_cpulist("/sys/devices/system/cpu/online");
+}
+
+bool cs_module_loaded(void)
+{
+	return access(CS_MODULE_DIR, F_OK) == 0;
+}
