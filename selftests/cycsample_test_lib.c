@@ -111,6 +111,38 @@ out_close:
 	return err;
 }
 
+int cs_sample_for(const struct cycsample_config *cfg, unsigned int ms, struct cs_recs *out,
+		  struct cycsample_info *info, const char **step)
+{
+	struct cs_session s;
+	int err;
+
+	err = cs_session_open(&s, cfg, step);
+	if (err)
+		return err;
+	*step = "START";
+	err = cs_start(s.fd);
+	if (err)
+		goto out_close;
+	cs_collect_for(&s, ms, out);
+	*step = "INFO";
+	err = cs_session_info(&s);
+	if (err)
+		goto out_close;
+	if (s.info.state == CYCSAMPLE_STATE_RUNNING) {
+		*step = "STOP";
+		err = cs_stop(s.fd);
+		if (err)
+			goto out_close;
+	}
+	cs_drain(&s, out);
+	*step = "INFO";
+	err = cs_info(s.fd, info);
+out_close:
+	cs_session_close(&s);
+	return err;
+}
+
 int cs_session_info(struct cs_session *s)
 {
 	return cs_info(s->fd, &s->info);
@@ -451,6 +483,39 @@ const char *cs_record_problem(const struct cs_rec *r, const struct cycsample_inf
 	}
 }
 
+const char *cs_recs_problem(const struct cs_recs *r, const struct cycsample_info *info,
+			    char *buf, size_t len)
+{
+	uint64_t last_time[1024] = { 0 };
+	size_t i;
+
+	if (r->errors)
+		PROBLEM("%u read errors, first: %s", r->errors, r->error);
+	for (i = 0; i < r->n; i++) {
+		const struct cs_rec *rec = &r->v[i];
+		const char *p = cs_record_problem(rec, info, buf, len);
+		uint64_t t;
+
+		if (p) {
+			size_t l = strlen(buf);
+
+			snprintf(buf + l, len - l, " (ring %u pos %llu)", rec->ring,
+				 (unsigned long long)rec->pos);
+			return buf;
+		}
+		/* Every record type starts with the header, then the time. */
+		t = ((const uint64_t *)rec->buf)[1];
+		if (rec->ring < 1024) {
+			if (t < last_time[rec->ring])
+				PROBLEM("ring %u pos %llu: time %llu before %llu", rec->ring,
+					(unsigned long long)rec->pos, (unsigned long long)t,
+					(unsigned long long)last_time[rec->ring]);
+			last_time[rec->ring] = t;
+		}
+	}
+	return NULL;
+}
+
 void cs_count(const struct cs_recs *r, struct cs_counts *c)
 {
 	size_t i;
@@ -570,6 +635,44 @@ void cs_spin_deep(unsigned int depth)
 {
 	cs_deep(depth);
 	abort();
+}
+
+__attribute__((noinline, used, section("cs_text_priv")))
+static void cs_spin_priv(void)
+{
+	for (;;)
+		cs_sink++;
+}
+
+/* See CS_SPIN_ENV: turn this exec of a test binary into a target. */
+__attribute__((constructor))
+static void cs_spin_on_request(void)
+{
+	const char *mode = getenv(CS_SPIN_ENV);
+	int euid;
+
+	if (!mode)
+		return;
+	if (!strcmp(mode, "user"))
+		cs_spin_outer();
+	if (!strncmp(mode, "priv:", 5)) {
+		euid = geteuid();
+		if (write(atoi(mode + 5), &euid, sizeof(euid)) != sizeof(euid))
+			_exit(1);
+		cs_spin_priv();
+	}
+	_exit(2);
+}
+
+const char *cs_self_exe(void)
+{
+	static char path[4096];
+	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+
+	if (n <= 0)
+		return NULL;
+	path[n] = 0;
+	return path;
 }
 
 /* ---------------------------------------------------------------------- */

@@ -45,6 +45,8 @@
 /* Sessions                                                               */
 /* ---------------------------------------------------------------------- */
 
+struct cs_recs;
+
 struct cs_session {
 	int fd;
 	struct cycsample_info info;	/* as of the last cs_session_info() */
@@ -71,6 +73,14 @@ int cs_session_open(struct cs_session *s, const struct cycsample_config *cfg,
 		    const char **step);
 int cs_session_info(struct cs_session *s);	/* refresh s->info */
 void cs_session_close(struct cs_session *s);	/* munmap and close, whatever is open */
+
+/*
+ * The common run: cs_session_open(), START, cs_collect_for(@ms), STOP (unless
+ * the target ended the session), a last drain, INFO into @info, close.
+ * Returns 0 or the errno of the failing step, named in *step.
+ */
+int cs_sample_for(const struct cycsample_config *cfg, unsigned int ms, struct cs_recs *out,
+		  struct cycsample_info *info, const char **step);
 
 struct cycsample_control *cs_control(const struct cs_session *s);
 struct cycsample_ring_header *cs_ring(const struct cs_session *s, unsigned int i);
@@ -156,6 +166,13 @@ void cs_recs_free(struct cs_recs *r);
 const char *cs_record_problem(const struct cs_rec *r, const struct cycsample_info *info,
 			      char *buf, size_t len);
 
+/*
+ * NULL if reading met no protocol error, every record passes
+ * cs_record_problem() and times do not go backwards within a ring.
+ */
+const char *cs_recs_problem(const struct cs_recs *r, const struct cycsample_info *info,
+			    char *buf, size_t len);
+
 struct cs_counts {
 	unsigned long records, samples, lost_records, exec, exits;
 	unsigned long user, kernel;	/* samples by CYCSAMPLE_SAMPLE_USER / _KERNEL */
@@ -192,6 +209,18 @@ void cs_spin_cpu_ms(unsigned int ms);
 void cs_spin_syscalls(void) __attribute__((noreturn));
 /* Recurse @depth levels, then spin forever (for callchain depth limits). */
 void cs_spin_deep(unsigned int depth) __attribute__((noreturn));
+
+/*
+ * A test binary started with CS_SPIN_ENV in its environment does not run
+ * its tests; a constructor spins instead, so a test can exec() a target:
+ *   "user"      cs_spin_outer()
+ *   "priv:<fd>" write geteuid() as an int to <fd>, then spin in cs_spin_priv(),
+ *               whose code is [__start_cs_text_priv, __stop_cs_text_priv)
+ */
+#define CS_SPIN_ENV	"CYCSAMPLE_SELFTEST_SPIN"
+extern const char __start_cs_text_priv[], __stop_cs_text_priv[];
+/* Path of the running test binary (readlink of /proc/self/exe), or NULL. */
+const char *cs_self_exe(void);
 
 /* ---------------------------------------------------------------------- */
 /* Processes                                                              */
@@ -263,6 +292,20 @@ bool cs_module_loaded(void);
 	const char *__step = "";						\
 	int __err = cs_session_open((s), (cfg), &__step);			\
 	ASSERT_EQ(0, __err) TH_LOG("%s: %s", __step, strerror(__err));	\
+} while (0)
+
+/* ASSERT that cs_sample_for() worked. */
+#define CS_ASSERT_SAMPLE_FOR(cfg, ms, recs, info) do {				\
+	const char *__step = "";						\
+	int __err = cs_sample_for((cfg), (ms), (recs), (info), &__step);	\
+	ASSERT_EQ(0, __err) TH_LOG("%s: %s", __step, strerror(__err));	\
+} while (0)
+
+/* ASSERT that the records are well formed. */
+#define CS_ASSERT_RECS_OK(recs, info) do {					\
+	char __why[200];							\
+	const char *__p = cs_recs_problem((recs), (info), __why, sizeof(__why)); \
+	ASSERT_EQ(NULL, __p) TH_LOG("%s", __p);				\
 } while (0)
 #endif
 

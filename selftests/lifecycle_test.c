@@ -1,0 +1,586 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A session's life: the target exits (normally, by SIGKILL, leader first),
+ * exec()s, the reader dies, STOP/START cycles, several sessions at once, the
+ * max_sessions limit, and the module reference that keeps rmmod away while a
+ * session is open or mapped.
+ */
+#include "kselftest_harness.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+
+#include "cycsample_test_lib.h"
+
+#define LIFE_BEGIN() do {							\
+	CS_REQUIRE_DEVICE();							\
+	CS_REQUIRE_ROOT();							\
+	cs_reset_sample_rate();							\
+} while (0)
+
+/* ---------------------------------------------------------------------- */
+/* The target ends                                                        */
+/* ---------------------------------------------------------------------- */
+
+enum end_how { END_EXIT, END_SIGKILL, END_LEADER_FIRST };
+
+FIXTURE(target_end) {
+	pid_t child;
+	int go[2];
+	struct cs_session s;
+	struct cs_recs recs;
+};
+
+FIXTURE_VARIANT(target_end) {
+	enum end_how how;
+};
+
+FIXTURE_VARIANT_ADD(target_end, exit) { .how = END_EXIT };
+FIXTURE_VARIANT_ADD(target_end, sigkill) { .how = END_SIGKILL };
+FIXTURE_VARIANT_ADD(target_end, leader_exits_first) { .how = END_LEADER_FIRST };
+
+static void *spin_then_exit(void *arg)
+{
+	cs_spin_cpu_ms(400);
+	exit(0);
+}
+
+/* Child: after the go byte, spin and end the way the variant says. */
+static int run_then_end(void *arg)
+{
+	const FIXTURE_VARIANT(target_end) *variant = arg;
+	pthread_t t;
+	char c;
+
+	/* The go pipe is the child's stdin. */
+	if (read(0, &c, 1) != 1)
+		return 1;
+	switch (variant->how) {
+	case END_EXIT:
+		cs_spin_cpu_ms(400);
+		return 0;
+	case END_SIGKILL:
+		cs_spin_outer();
+	case END_LEADER_FIRST:
+		if (pthread_create(&t, NULL, spin_then_exit, NULL))
+			return 1;
+		pthread_exit(NULL);
+	}
+	return 1;
+}
+
+static pid_t spawn_with_stdin(int (*fn)(void *), void *arg, int fd)
+{
+	int saved = dup(0);
+	pid_t pid;
+
+	dup2(fd, 0);
+	pid = cs_spawn(fn, arg);
+	dup2(saved, 0);
+	close(saved);
+	return pid;
+}
+
+FIXTURE_SETUP(target_end)
+{
+	self->child = -1;
+	self->s.fd = -1;
+}
+
+FIXTURE_TEARDOWN(target_end)
+{
+	cs_kill(self->child);
+	cs_session_close(&self->s);
+	cs_recs_free(&self->recs);
+}
+
+/* Start a session on a gated child, let it run and end, and reap it. */
+static void run_until_target_ends(struct __test_metadata *_metadata,
+				  FIXTURE_DATA(target_end) *self,
+				  const FIXTURE_VARIANT(target_end) *variant, bool drain)
+{
+	struct cycsample_config cfg;
+	int status;
+
+	ASSERT_EQ(0, pipe(self->go));
+	self->child = spawn_with_stdin(run_then_end, (void *)variant, self->go[0]);
+	ASSERT_LT(0, self->child);
+	cs_config_init(&cfg, CYCSAMPLE_TARGET_PID, self->child);
+	cfg.ring_pages = 64;
+	CS_ASSERT_SESSION(&self->s, &cfg);
+	ASSERT_EQ(0, cs_start(self->s.fd));
+	ASSERT_EQ(1, write(self->go[1], "g", 1));
+	if (variant->how == END_SIGKILL) {
+		if (drain)
+			cs_collect_for(&self->s, 500, &self->recs);
+		else
+			cs_sleep_ms(500);
+		kill(self->child, SIGKILL);
+	}
+	if (drain)
+		cs_collect_for(&self->s, 5000, &self->recs);	/* returns at POLLHUP */
+	status = cs_wait_ms(self->child, 5000);
+	ASSERT_NE(-1, status);
+	self->child = -1;
+	if (variant->how == END_SIGKILL) {
+		ASSERT_TRUE(WIFSIGNALED(status));
+	} else {
+		ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	}
+}
+
+TEST_F_TIMEOUT(target_end, exit_record_is_the_last_record, 60)
+{
+	const struct cycsample_task_event *exit_rec = NULL;
+	pid_t pid;
+	size_t i, exit_at = 0;
+	struct cs_counts c;
+
+	LIFE_BEGIN();
+	run_until_target_ends(_metadata, self, variant, true);
+	pid = self->s.info.target;
+	cs_drain(&self->s, &self->recs);
+	ASSERT_EQ(0, cs_session_info(&self->s));
+	CS_ASSERT_RECS_OK(&self->recs, &self->s.info);
+	cs_count(&self->recs, &c);
+	ASSERT_EQ(1, c.exits);
+	EXPECT_LT(0, c.samples);
+	for (i = 0; i < self->recs.n; i++) {
+		if (cs_hdr(&self->recs.v[i])->type == CYCSAMPLE_REC_EXIT) {
+			exit_rec = self->recs.v[i].buf;
+			exit_at = i;
+		}
+	}
+	ASSERT_NE(NULL, exit_rec);
+	EXPECT_EQ(pid, exit_rec->pid);
+	for (i = 0; i < self->recs.n; i++) {
+		const struct cs_rec *r = &self->recs.v[i];
+
+		/* Last in its ring, and nothing anywhere after it in time. */
+		if (r->ring == self->recs.v[exit_at].ring) {
+			ASSERT_LE(r->pos, self->recs.v[exit_at].pos);
+		}
+		ASSERT_LE(((const __u64 *)r->buf)[1], exit_rec->time)
+			TH_LOG("record type %u after EXIT", cs_hdr(r)->type);
+	}
+}
+
+TEST_F_TIMEOUT(target_end, session_ends_and_start_is_esrch, 60)
+{
+	LIFE_BEGIN();
+	run_until_target_ends(_metadata, self, variant, true);
+	ASSERT_EQ(0, cs_session_info(&self->s));
+	EXPECT_EQ(CYCSAMPLE_STATE_ENDED, self->s.info.state);
+	EXPECT_EQ(ESRCH, cs_start(self->s.fd));
+	EXPECT_EQ(EINVAL, cs_stop(self->s.fd)) TH_LOG("STOP in ENDED: not running");
+}
+
+TEST_F_TIMEOUT(target_end, poll_is_pollin_until_drained_then_pollhup, 60)
+{
+	struct pollfd p = { .events = POLLIN };
+	uint64_t end;
+
+	LIFE_BEGIN();
+	run_until_target_ends(_metadata, self, variant, false);
+	p.fd = self->s.fd;
+	/* Wait for the EXIT record to arrive; nothing has been read yet. */
+	end = cs_now_ms() + 3000;
+	do {
+		ASSERT_EQ(0, cs_session_info(&self->s));
+		if (self->s.info.state == CYCSAMPLE_STATE_ENDED)
+			break;
+		cs_sleep_ms(20);
+	} while (cs_now_ms() < end);
+	ASSERT_EQ(CYCSAMPLE_STATE_ENDED, self->s.info.state);
+	ASSERT_EQ(1, poll(&p, 1, 1000));
+	EXPECT_TRUE(p.revents & POLLIN) TH_LOG("revents %#x", p.revents);
+	EXPECT_FALSE(p.revents & POLLHUP) TH_LOG("POLLHUP with unread records");
+	cs_drain(&self->s, &self->recs);
+	ASSERT_EQ(0, self->recs.errors);
+	p.revents = 0;
+	ASSERT_EQ(1, poll(&p, 1, 1000));
+	EXPECT_TRUE(p.revents & POLLHUP) TH_LOG("revents %#x", p.revents);
+	EXPECT_FALSE(p.revents & POLLIN) TH_LOG("POLLIN with empty rings");
+}
+
+/* ---------------------------------------------------------------------- */
+/* exec                                                                   */
+/* ---------------------------------------------------------------------- */
+
+FIXTURE(life) {
+	pid_t child, other;
+	struct cs_session s;
+	struct cs_recs recs;
+	long max_sessions;		/* to restore, or -1 */
+};
+
+FIXTURE_SETUP(life)
+{
+	self->child = -1;
+	self->other = -1;
+	self->s.fd = -1;
+	if (cs_param_get("max_sessions", &self->max_sessions))
+		self->max_sessions = -1;
+}
+
+FIXTURE_TEARDOWN(life)
+{
+	cs_kill(self->child);
+	cs_kill(self->other);
+	cs_session_close(&self->s);
+	cs_recs_free(&self->recs);
+	if (self->max_sessions > 0)
+		cs_param_set("max_sessions", self->max_sessions);
+}
+
+/* Child: after the go byte on stdin, spin a while, then exec this binary as a spinner. */
+static int spin_then_exec(void *arg)
+{
+	const char *exe = arg;
+	char *argv[] = { (char *)exe, NULL };
+	char *envp[] = { CS_SPIN_ENV "=user", NULL };
+	char c;
+
+	if (read(0, &c, 1) != 1)
+		return 1;
+	prctl(PR_SET_NAME, "cs-before-exec");
+	cs_spin_cpu_ms(300);
+	execve(exe, argv, envp);
+	return 1;
+}
+
+TEST_F_TIMEOUT(life, exec_emits_exec_record_and_sampling_goes_on, 60)
+{
+	const struct cycsample_task_event *exec_rec = NULL;
+	const char *exe = cs_self_exe(), *base;
+	unsigned long before = 0, after = 0, after_in_leaf = 0;
+	struct cycsample_config cfg;
+	struct cs_counts c;
+	int go[2];
+	size_t i;
+
+	LIFE_BEGIN();
+	ASSERT_NE(NULL, exe);
+	base = strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe;
+	ASSERT_EQ(0, pipe(go));
+	self->child = spawn_with_stdin(spin_then_exec, (void *)exe, go[0]);
+	ASSERT_LT(0, self->child);
+	cs_config_init(&cfg, CYCSAMPLE_TARGET_PID, self->child);
+	CS_ASSERT_SESSION(&self->s, &cfg);
+	ASSERT_EQ(0, cs_start(self->s.fd));
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	cs_collect_for(&self->s, 1500, &self->recs);
+	ASSERT_EQ(0, cs_session_info(&self->s));
+	EXPECT_EQ(CYCSAMPLE_STATE_RUNNING, self->s.info.state);
+	ASSERT_EQ(0, cs_stop(self->s.fd));
+	cs_drain(&self->s, &self->recs);
+	CS_ASSERT_RECS_OK(&self->recs, &self->s.info);
+	cs_count(&self->recs, &c);
+	ASSERT_EQ(1, c.exec);
+	EXPECT_EQ(0, c.exits);
+	for (i = 0; i < self->recs.n; i++)
+		if (cs_hdr(&self->recs.v[i])->type == CYCSAMPLE_REC_EXEC)
+			exec_rec = self->recs.v[i].buf;
+	ASSERT_NE(NULL, exec_rec);
+	EXPECT_EQ(self->child, exec_rec->pid);
+	EXPECT_EQ(0, strncmp(base, exec_rec->comm, 15)) TH_LOG("comm '%.16s'", exec_rec->comm);
+	for (i = 0; i < self->recs.n; i++) {
+		const struct cycsample_sample *smp = cs_sample(&self->recs.v[i]);
+
+		if (!smp || smp->pid != (__u32)self->child)
+			continue;
+		if (smp->time < exec_rec->time) {
+			before++;
+		} else {
+			after++;
+			after_in_leaf += CS_IN_TEXT(leaf, smp->pc);
+		}
+	}
+	EXPECT_LT(0, before);
+	EXPECT_LE(10, after) TH_LOG("%lu samples after exec", after);
+	EXPECT_LE(after / 2, after_in_leaf) TH_LOG("the new image spins in cs_spin_leaf");
+}
+
+/* ---------------------------------------------------------------------- */
+/* STOP / START, several sessions, limits                                 */
+/* ---------------------------------------------------------------------- */
+
+TEST_F_TIMEOUT(life, stop_start_cycles_sample_only_while_running, 60)
+{
+	struct cycsample_config cfg;
+	__u64 samples = 0;
+	int cycle;
+
+	LIFE_BEGIN();
+	self->child = cs_spawn_spinner();
+	ASSERT_LT(0, self->child);
+	cs_config_init(&cfg, CYCSAMPLE_TARGET_PID, self->child);
+	CS_ASSERT_SESSION(&self->s, &cfg);
+	for (cycle = 0; cycle < 4; cycle++) {
+		long before = self->recs.n;
+
+		ASSERT_EQ(0, cs_start(self->s.fd)) TH_LOG("cycle %d", cycle);
+		cs_collect_for(&self->s, 300, &self->recs);
+		ASSERT_EQ(0, cs_stop(self->s.fd));
+		cs_drain(&self->s, &self->recs);
+		EXPECT_LT(before, (long)self->recs.n) TH_LOG("cycle %d: no samples", cycle);
+		ASSERT_EQ(0, cs_session_info(&self->s));
+		samples = self->s.info.samples;
+		/* Stopped: nothing more arrives. */
+		cs_sleep_ms(200);
+		EXPECT_EQ(0, cs_drain(&self->s, &self->recs)) TH_LOG("cycle %d", cycle);
+		ASSERT_EQ(0, cs_session_info(&self->s));
+		EXPECT_EQ(samples, self->s.info.samples);
+		EXPECT_EQ(CYCSAMPLE_STATE_STOPPED, self->s.info.state);
+	}
+	CS_ASSERT_RECS_OK(&self->recs, &self->s.info);
+}
+
+/* Samples in @r of pid @pid, and of any other pid. */
+static void split_by_pid(const struct cs_recs *r, pid_t pid, unsigned long *mine,
+			 unsigned long *others)
+{
+	size_t i;
+
+	*mine = *others = 0;
+	for (i = 0; i < r->n; i++) {
+		const struct cycsample_sample *smp = cs_sample(&r->v[i]);
+
+		if (smp)
+			(smp->pid == (__u32)pid ? (*mine)++ : (*others)++);
+	}
+}
+
+TEST_F_TIMEOUT(life, concurrent_sessions_see_only_their_target, 60)
+{
+	struct cs_session s2 = { .fd = -1 }, s3 = { .fd = -1 };
+	struct cs_recs r2 = { 0 }, r3 = { 0 };
+	struct cycsample_config cfg;
+	unsigned long mine, others;
+	int i;
+
+	LIFE_BEGIN();
+	self->child = cs_spawn_spinner();
+	self->other = cs_spawn_spinner();
+	ASSERT_LT(0, self->child);
+	ASSERT_LT(0, self->other);
+	cs_config_init(&cfg, CYCSAMPLE_TARGET_PID, self->child);
+	CS_ASSERT_SESSION(&self->s, &cfg);
+	CS_ASSERT_SESSION(&s3, &cfg);		/* a second session on the same target */
+	cs_config_init(&cfg, CYCSAMPLE_TARGET_PID, self->other);
+	CS_ASSERT_SESSION(&s2, &cfg);
+	ASSERT_EQ(0, cs_start(self->s.fd));
+	ASSERT_EQ(0, cs_start(s2.fd));
+	ASSERT_EQ(0, cs_start(s3.fd));
+	for (i = 0; i < 15; i++) {
+		cs_sleep_ms(100);
+		cs_drain(&self->s, &self->recs);
+		cs_drain(&s2, &r2);
+		cs_drain(&s3, &r3);
+	}
+	EXPECT_EQ(0, cs_stop(self->s.fd));
+	EXPECT_EQ(0, cs_stop(s2.fd));
+	EXPECT_EQ(0, cs_stop(s3.fd));
+	cs_drain(&self->s, &self->recs);
+	cs_drain(&s2, &r2);
+	cs_drain(&s3, &r3);
+	CS_ASSERT_RECS_OK(&self->recs, &self->s.info);
+	CS_ASSERT_RECS_OK(&r2, &s2.info);
+	CS_ASSERT_RECS_OK(&r3, &s3.info);
+
+	split_by_pid(&self->recs, self->child, &mine, &others);
+	EXPECT_LT(0, mine);
+	EXPECT_EQ(0, others);
+	split_by_pid(&r2, self->other, &mine, &others);
+	EXPECT_LT(0, mine);
+	EXPECT_EQ(0, others);
+	split_by_pid(&r3, self->child, &mine, &others);
+	EXPECT_LT(0, mine);
+	EXPECT_EQ(0, others);
+	cs_session_close(&s2);
+	cs_session_close(&s3);
+	cs_recs_free(&r2);
+	cs_recs_free(&r3);
+}
+
+TEST_F(life, open_beyond_max_sessions_is_ebusy)
+{
+	int fds[3], extra;
+
+	LIFE_BEGIN();
+	ASSERT_LT(0, self->max_sessions) TH_LOG("no max_sessions parameter");
+	ASSERT_EQ(0, cs_param_set("max_sessions", 2));
+	fds[0] = cs_open();
+	fds[1] = cs_open();
+	ASSERT_LE(0, fds[0]);
+	ASSERT_LE(0, fds[1]);
+	fds[2] = cs_open();
+	EXPECT_EQ(-EBUSY, fds[2]);
+	close(fds[0]);
+	extra = cs_open();
+	EXPECT_LE(0, extra) TH_LOG("a closed session does not free its slot: %s",
+				   strerror(-extra));
+	if (fds[2] >= 0)
+		close(fds[2]);
+	if (extra >= 0)
+		close(extra);
+	close(fds[1]);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Module references and rmmod                                            */
+/* ---------------------------------------------------------------------- */
+
+static int try_rmmod(void)
+{
+	return syscall(SYS_delete_module, "cycsample", O_NONBLOCK) ? errno : 0;
+}
+
+/* Wait up to 2 s for the module's refcount to come back to @want. */
+static int refcnt_settles_at(int want)
+{
+	uint64_t end = cs_now_ms() + 2000;
+	int n;
+
+	do {
+		n = cs_module_refcnt();
+		if (n == want)
+			return n;
+		cs_sleep_ms(20);
+	} while (cs_now_ms() < end);
+	return n;
+}
+
+TEST_F(life, rmmod_is_refused_while_a_session_is_open)
+{
+	int fd, err;
+
+	LIFE_BEGIN();
+	fd = cs_open();
+	ASSERT_LE(0, fd);
+	err = try_rmmod();
+	EXPECT_TRUE(err == EWOULDBLOCK || err == EBUSY) TH_LOG("delete_module: %s",
+							     strerror(err));
+	ASSERT_NE(0, err) TH_LOG("the module was unloaded under an open session");
+	close(fd);
+}
+
+TEST_F(life, rmmod_is_refused_while_a_closed_session_is_mapped)
+{
+	struct cycsample_config cfg;
+	int err;
+
+	LIFE_BEGIN();
+	cs_config_init(&cfg, CYCSAMPLE_TARGET_PID, getpid());
+	CS_ASSERT_SESSION(&self->s, &cfg);
+	close(self->s.fd);
+	self->s.fd = -1;
+	err = try_rmmod();
+	EXPECT_TRUE(err == EWOULDBLOCK || err == EBUSY) TH_LOG("delete_module: %s",
+							     strerror(err));
+	ASSERT_NE(0, err) TH_LOG("the module was unloaded under a mapping");
+	EXPECT_EQ(CYCSAMPLE_MAGIC, cs_control(&self->s)->magic);
+}
+
+TEST_F(life, module_reference_is_dropped_after_close_and_munmap)
+{
+	struct cycsample_config cfg;
+	int base;
+
+	LIFE_BEGIN();
+	base = cs_module_refcnt();
+	ASSERT_LE(0, base);
+	cs_config_init(&cfg, CYCSAMPLE_TARGET_PID, getpid());
+	CS_ASSERT_SESSION(&self->s, &cfg);
+	ASSERT_EQ(0, cs_start(self->s.fd));
+	EXPECT_LT(base, cs_module_refcnt());
+	close(self->s.fd);
+	self->s.fd = -1;
+	EXPECT_LT(base, cs_module_refcnt()) TH_LOG("closed but still mapped");
+	cs_session_close(&self->s);
+	EXPECT_EQ(base, refcnt_settles_at(base));
+}
+
+struct reader_arg {
+	pid_t target;
+	int ready;		/* write end: the reader says it is running */
+};
+
+/* Child: a reader that maps and starts a session, then waits to be killed. */
+static int mapped_reader(void *p)
+{
+	struct reader_arg *a = p;
+	struct cycsample_config cfg;
+	struct cs_session s;
+
+	cs_config_init(&cfg, CYCSAMPLE_TARGET_PID, a->target);
+	cfg.ring_pages = 2;
+	if (cs_session_open(&s, &cfg, NULL) || cs_start(s.fd))
+		return 1;
+	if (write(a->ready, "r", 1) != 1)
+		return 1;
+	for (;;)
+		pause();
+	return 0;
+}
+
+TEST_F_TIMEOUT(life, reader_killed_while_mapped_releases_everything, 60)
+{
+	struct reader_arg a;
+	struct cycsample_config cfg;
+	struct cs_recs recs = { 0 };
+	int base, ready[2];
+	pid_t reader;
+	char c;
+
+	LIFE_BEGIN();
+	base = cs_module_refcnt();
+	ASSERT_LE(0, base);
+	self->child = cs_spawn_spinner();
+	ASSERT_LT(0, self->child);
+	ASSERT_EQ(0, pipe(ready));
+	a = (struct reader_arg){ .target = self->child, .ready = ready[1] };
+	reader = cs_spawn(mapped_reader, &a);
+	ASSERT_LT(0, reader);
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+	cs_sleep_ms(300);		/* its tiny rings fill up */
+	kill(reader, SIGKILL);
+	ASSERT_NE(-1, cs_wait_ms(reader, 5000));
+	EXPECT_EQ(base, refcnt_settles_at(base));
+	EXPECT_EQ(0, kill(self->child, 0)) TH_LOG("the target died with its reader");
+
+	/* The module still works. */
+	cs_config_init(&cfg, CYCSAMPLE_TARGET_PID, self->child);
+	CS_ASSERT_SESSION(&self->s, &cfg);
+	ASSERT_EQ(0, cs_start(self->s.fd));
+	cs_collect_for(&self->s, 300, &recs);
+	EXPECT_EQ(0, cs_stop(self->s.fd));
+	EXPECT_LT(0, recs.n);
+	cs_recs_free(&recs);
+}
+
+TEST_F(life, close_while_running_releases_the_session)
+{
+	struct cycsample_config cfg;
+	int base, fd;
+
+	LIFE_BEGIN();
+	base = cs_module_refcnt();
+	self->child = cs_spawn_spinner();
+	ASSERT_LT(0, self->child);
+	fd = cs_open();
+	ASSERT_LE(0, fd);
+	cs_config_init(&cfg, CYCSAMPLE_TARGET_PID, self->child);
+	ASSERT_EQ(0, cs_configure(fd, &cfg));
+	ASSERT_EQ(0, cs_start(fd));
+	cs_sleep_ms(200);
+	close(fd);
+	EXPECT_EQ(base, refcnt_settles_at(base));
+	EXPECT_EQ(0, kill(self->child, 0));
+}
+
+TEST_HARNESS_MAIN

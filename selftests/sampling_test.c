@@ -1,0 +1,720 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What the samples of a running session contain: the right pid, tid and cpu,
+ * user callchains that resolve to the functions of the busy child, kernel
+ * callchains through the syscall path, threads created after START, TID and
+ * CPU targets, frequency mode, periods, register sets, depth limits, and
+ * INFO counters that agree with the records.
+ */
+#include "kselftest_harness.h"
+
+#include <poll.h>
+#include <pthread.h>
+#include <sys/auxv.h>
+#include <sys/syscall.h>
+
+#include "cycsample_test_lib.h"
+
+/* Start and end of this static binary's text (from the linker). */
+extern const char __executable_start[], etext[];
+
+#define SAMPLING_BEGIN() do {							\
+	CS_REQUIRE_DEVICE();							\
+	CS_REQUIRE_ROOT();							\
+	cs_reset_sample_rate();							\
+} while (0)
+
+FIXTURE(sampling) {
+	pid_t child;
+	struct cs_recs recs;
+	struct cycsample_info info;
+	struct cycsample_config cfg;
+	struct cs_counts counts;
+};
+
+FIXTURE_SETUP(sampling)
+{
+	self->child = -1;
+}
+
+FIXTURE_TEARDOWN(sampling)
+{
+	cs_kill(self->child);
+	cs_recs_free(&self->recs);
+	cs_reset_sample_rate();
+}
+
+/* Samples of @pid whose tid is @tid (0: any). */
+static unsigned long samples_of(const struct cs_recs *r, pid_t pid, pid_t tid)
+{
+	unsigned long n = 0;
+	size_t i;
+
+	for (i = 0; i < r->n; i++) {
+		const struct cycsample_sample *smp = cs_sample(&r->v[i]);
+
+		if (smp && smp->pid == (__u32)pid && (!tid || smp->tid == (__u32)tid))
+			n++;
+	}
+	return n;
+}
+
+TEST_F(sampling, pid_session_samples_the_busy_child)
+{
+	size_t i;
+
+	SAMPLING_BEGIN();
+	self->child = cs_spawn_spinner();
+	ASSERT_LT(0, self->child);
+	cs_config_init(&self->cfg, CYCSAMPLE_TARGET_PID, self->child);
+	CS_ASSERT_SAMPLE_FOR(&self->cfg, 1000, &self->recs, &self->info);
+	CS_ASSERT_RECS_OK(&self->recs, &self->info);
+	cs_count(&self->recs, &self->counts);
+	ASSERT_LE(20, self->counts.samples);
+	for (i = 0; i < self->recs.n; i++) {
+		const struct cycsample_sample *smp = cs_sample(&self->recs.v[i]);
+
+		if (!smp)
+			continue;
+		ASSERT_EQ(self->child, smp->pid);
+		ASSERT_EQ(self->child, smp->tid);
+	}
+	/* The child spins in user space: most samples say so. */
+	EXPECT_LE(self->counts.samples / 2, self->counts.user);
+	EXPECT_LE(self->counts.samples / 2,
+		  cs_count_pc_in(&self->recs, self->child, __start_cs_text_leaf,
+				 __stop_cs_text_leaf));
+}
+
+/* Number of user-mode samples in leaf() whose chain goes leaf, mid, outer. */
+static unsigned long full_user_chains(const struct cs_recs *r, unsigned long *in_leaf,
+				      bool (*leaf)(uint64_t), bool (*mid)(uint64_t),
+				      bool (*outer)(uint64_t))
+{
+	unsigned long n = 0;
+	size_t i;
+
+	*in_leaf = 0;
+	for (i = 0; i < r->n; i++) {
+		const struct cycsample_sample *smp = cs_sample(&r->v[i]);
+		const __u64 *f;
+
+		if (!smp || !(smp->flags & CYCSAMPLE_SAMPLE_USER) || !leaf(smp->pc))
+			continue;
+		(*in_leaf)++;
+		f = cs_user_frames(smp);
+		/* Return addresses point after the call: look up the byte before. */
+		if (smp->nr_user >= 3 && leaf(f[0]) && mid(f[1] - 1) && outer(f[2] - 1))
+			n++;
+	}
+	return n;
+}
+
+static bool in_leaf(uint64_t a) { return CS_IN_TEXT(leaf, a); }
+static bool in_mid(uint64_t a) { return CS_IN_TEXT(mid, a); }
+static bool in_outer(uint64_t a) { return CS_IN_TEXT(outer, a); }
+
+TEST_F(sampling, user_chain_resolves_to_the_spinning_functions)
+{
+	unsigned long leaf, full;
+
+	SAMPLING_BEGIN();
+	self->child = cs_spawn_spinner();
+	ASSERT_LT(0, self->child);
+	cs_config_init(&self->cfg, CYCSAMPLE_TARGET_PID, self->child);
+	self->cfg.flags = CYCSAMPLE_CFG_USER_CHAIN;
+	CS_ASSERT_SAMPLE_FOR(&self->cfg, 1000, &self->recs, &self->info);
+	CS_ASSERT_RECS_OK(&self->recs, &self->info);
+	full = full_user_chains(&self->recs, &leaf, in_leaf, in_mid, in_outer);
+	ASSERT_LE(20, leaf);
+	/* Nearly all: a few may land in the leaf's prologue before its frame record. */
+	EXPECT_LE(leaf * 9 / 10, full) TH_LOG("%lu of %lu leaf samples have leaf<-mid<-outer",
+					      full, leaf);
+}
+
+#ifdef __aarch64__
+/*
+ * The same three functions compiled with return-address signing: the frame
+ * records hold PAC-signed return addresses that the module must strip.
+ */
+#define PAC __attribute__((noinline, used, target("branch-protection=pac-ret")))
+static volatile unsigned long pac_sink;
+
+PAC __attribute__((section("cs_text_pac_leaf"))) static void pac_leaf(void)
+{
+	for (;;)
+		pac_sink++;
+}
+
+PAC __attribute__((section("cs_text_pac_mid"))) static void pac_mid(void)
+{
+	pac_leaf();
+	__asm__ __volatile__("" ::: "memory");
+}
+
+PAC __attribute__((section("cs_text_pac_outer"))) static int pac_outer(void *arg)
+{
+	pac_mid();
+	__asm__ __volatile__("" ::: "memory");
+	return 0;
+}
+
+extern const char __start_cs_text_pac_leaf[], __stop_cs_text_pac_leaf[];
+extern const char __start_cs_text_pac_mid[], __stop_cs_text_pac_mid[];
+extern const char __start_cs_text_pac_outer[], __stop_cs_text_pac_outer[];
+
+static bool pac_in_leaf(uint64_t a) { return CS_IN_TEXT(pac_leaf, a); }
+static bool pac_in_mid(uint64_t a) { return CS_IN_TEXT(pac_mid, a); }
+static bool pac_in_outer(uint64_t a) { return CS_IN_TEXT(pac_outer, a); }
+#endif
+
+TEST_F(sampling, user_chain_strips_pointer_authentication)
+{
+#ifdef __aarch64__
+	unsigned long leaf, full;
+
+	SAMPLING_BEGIN();
+	if (!(getauxval(AT_HWCAP) & HWCAP_PACA))
+		TH_LOG("no PAC in this CPU: return addresses are not signed here");
+	self->child = cs_spawn(pac_outer, NULL);
+	ASSERT_LT(0, self->child);
+	cs_config_init(&self->cfg, CYCSAMPLE_TARGET_PID, self->child);
+	self->cfg.flags = CYCSAMPLE_CFG_USER_CHAIN;
+	CS_ASSERT_SAMPLE_FOR(&self->cfg, 1000, &self->recs, &self->info);
+	CS_ASSERT_RECS_OK(&self->recs, &self->info);
+	full = full_user_chains(&self->recs, &leaf, pac_in_leaf, pac_in_mid, pac_in_outer);
+	ASSERT_LE(20, leaf);
+	EXPECT_LE(leaf * 9 / 10, full) TH_LOG("%lu of %lu leaf samples have leaf<-mid<-outer",
+					      full, leaf);
+#else
+	SKIP(return, "pointer authentication is arm64 only");
+#endif
+}
+
+static int spin_20_deep(void *arg)
+{
+	cs_spin_deep(20);
+}
+
+TEST_F(sampling, user_chain_is_cut_at_max_stack)
+{
+	unsigned long cut = 0;
+	size_t i;
+
+	SAMPLING_BEGIN();
+	self->child = cs_spawn(spin_20_deep, NULL);
+	ASSERT_LT(0, self->child);
+	cs_config_init(&self->cfg, CYCSAMPLE_TARGET_PID, self->child);
+	self->cfg.flags = CYCSAMPLE_CFG_USER_CHAIN;
+	self->cfg.max_stack = 4;
+	CS_ASSERT_SAMPLE_FOR(&self->cfg, 700, &self->recs, &self->info);
+	EXPECT_EQ(4, self->info.max_stack);
+	CS_ASSERT_RECS_OK(&self->recs, &self->info);	/* includes nr_user <= 4 */
+	for (i = 0; i < self->recs.n; i++) {
+		const struct cycsample_sample *smp = cs_sample(&self->recs.v[i]);
+
+		if (smp && (smp->flags & CYCSAMPLE_SAMPLE_USER) && smp->nr_user == 4 &&
+		    (smp->flags & CYCSAMPLE_SAMPLE_UCHAIN_TRUNC))
+			cut++;
+	}
+	EXPECT_LE(10, cut) TH_LOG("%lu samples with 4 frames and UCHAIN_TRUNC", cut);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Kernel callchains                                                      */
+/* ---------------------------------------------------------------------- */
+
+struct ksym {
+	uint64_t addr;
+	char name[128];
+};
+
+struct kallsyms {
+	struct ksym *v;
+	size_t n;
+};
+
+static int ksym_cmp(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* Text symbols of /proc/kallsyms, sorted; n == 0 if addresses are hidden. */
+static void kallsyms_load(struct kallsyms *ks)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	char line[256], type, name[128];
+	unsigned long long addr;
+	size_t cap = 0;
+
+	ks->v = NULL;
+	ks->n = 0;
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %127s", &addr, &type, name) != 3 || !addr)
+			continue;
+		if (type != 't' && type != 'T')
+			continue;
+		if (ks->n == cap) {
+			cap = cap ? cap * 2 : 65536;
+			ks->v = realloc(ks->v, cap * sizeof(*ks->v));
+			if (!ks->v)
+				break;
+		}
+		ks->v[ks->n].addr = addr;
+		snprintf(ks->v[ks->n].name, sizeof(ks->v[0].name), "%s", name);
+		ks->n++;
+	}
+	fclose(f);
+	if (ks->v)
+		qsort(ks->v, ks->n, sizeof(*ks->v), ksym_cmp);
+}
+
+/* The text symbol containing @addr (at most 64 KiB above its start), or NULL. */
+static const char *ksym_name(const struct kallsyms *ks, uint64_t addr)
+{
+	size_t lo = 0, hi = ks->n;
+
+	while (hi - lo > 1) {
+		size_t mid = (lo + hi) / 2;
+
+		if (ks->v[mid].addr <= addr)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	if (!ks->n || ks->v[lo].addr > addr || addr - ks->v[lo].addr > 65536)
+		return NULL;
+	return ks->v[lo].name;
+}
+
+TEST_F_TIMEOUT(sampling, kernel_chain_goes_through_the_syscall_path, 60)
+{
+	unsigned long resolved = 0, frames = 0, via_syscall = 0, ustart_ok = 0, with_user = 0;
+	struct kallsyms ks;
+	size_t i;
+	unsigned int j;
+
+	SAMPLING_BEGIN();
+	self->child = cs_spawn_syscaller();
+	ASSERT_LT(0, self->child);
+	cs_config_init(&self->cfg, CYCSAMPLE_TARGET_PID, self->child);
+	self->cfg.flags = CYCSAMPLE_CFG_KERNEL_CHAIN | CYCSAMPLE_CFG_USER_CHAIN;
+	CS_ASSERT_SAMPLE_FOR(&self->cfg, 1000, &self->recs, &self->info);
+	CS_ASSERT_RECS_OK(&self->recs, &self->info);
+	cs_count(&self->recs, &self->counts);
+	ASSERT_LE(20, self->counts.kernel) TH_LOG("%lu kernel samples of %lu",
+						  self->counts.kernel, self->counts.samples);
+
+	kallsyms_load(&ks);
+	for (i = 0; i < self->recs.n; i++) {
+		const struct cycsample_sample *smp = cs_sample(&self->recs.v[i]);
+		const __u64 *k;
+		bool syscall_frame = false;
+
+		if (!smp || !(smp->flags & CYCSAMPLE_SAMPLE_KERNEL))
+			continue;
+		/* A privileged session sees kernel registers and chains. */
+		ASSERT_FALSE(smp->flags & CYCSAMPLE_SAMPLE_REGS_HIDDEN);
+		ASSERT_LE(CS_KERNEL_VA_START, smp->pc);
+		ASSERT_LE(1, smp->nr_kernel);
+		k = cs_kernel_frames(smp);
+		for (j = 0; j < smp->nr_kernel; j++) {
+			const char *name = ksym_name(&ks, j ? k[j] - 1 : k[j]);
+
+			ASSERT_LE(CS_KERNEL_VA_START, k[j]) TH_LOG("kernel frame %u", j);
+			frames++;
+			if (!name)
+				continue;
+			resolved++;
+			if (strstr(name, "syscall") || strstr(name, "el0_svc"))
+				syscall_frame = true;
+		}
+		via_syscall += syscall_frame;
+		/* The user chain of a kernel-mode sample starts at the user pc. */
+		if (smp->nr_user) {
+			uint64_t upc = cs_user_frames(smp)[0];
+
+			with_user++;
+			ustart_ok += upc >= (uintptr_t)__executable_start && upc < (uintptr_t)etext;
+		}
+	}
+	EXPECT_LE(self->counts.kernel / 2, with_user);
+	EXPECT_EQ(with_user, ustart_ok) TH_LOG("user chains of kernel samples outside our text");
+	if (!ks.n) {
+		TH_LOG("/proc/kallsyms hides addresses: frames not resolved");
+	} else {
+		EXPECT_LE(frames * 9 / 10, resolved) TH_LOG("%lu of %lu kernel frames resolve",
+							    resolved, frames);
+		EXPECT_LE(self->counts.kernel / 2, via_syscall)
+			TH_LOG("%lu of %lu kernel chains pass the syscall entry", via_syscall,
+			       self->counts.kernel);
+	}
+	free(ks.v);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Targets                                                                */
+/* ---------------------------------------------------------------------- */
+
+struct threads_arg {
+	int go[2];		/* the child starts its threads when this is readable */
+	int tids[2];		/* the child writes the new threads' tids here */
+	int nr;
+};
+
+static void *spin_thread(void *arg)
+{
+	int *fd = arg;
+	int tid = syscall(SYS_gettid);
+
+	if (write(*fd, &tid, sizeof(tid)) != sizeof(tid))
+		return NULL;
+	cs_spin_outer();
+}
+
+/* Child: wait for the go byte, then start @nr spinning threads. */
+static int start_threads(void *p)
+{
+	struct threads_arg *a = p;
+	pthread_t t;
+	char c;
+	int i;
+
+	if (read(a->go[0], &c, 1) != 1)
+		return 1;
+	for (i = 0; i < a->nr; i++)
+		if (pthread_create(&t, NULL, spin_thread, &a->tids[1]))
+			return 1;
+	for (;;)
+		pause();
+	return 0;
+}
+
+static int read_tids(int fd, int *tids, int nr)
+{
+	int i;
+
+	for (i = 0; i < nr; i++)
+		if (read(fd, &tids[i], sizeof(tids[i])) != sizeof(tids[i]))
+			return -1;
+	return 0;
+}
+
+TEST_F(sampling, threads_created_after_start_are_sampled)
+{
+	struct threads_arg a = { .nr = 3 };
+	struct cs_session s;
+	int tids[3], i;
+
+	SAMPLING_BEGIN();
+	ASSERT_EQ(0, pipe(a.go));
+	ASSERT_EQ(0, pipe(a.tids));
+	self->child = cs_spawn(start_threads, &a);
+	ASSERT_LT(0, self->child);
+	cs_config_init(&self->cfg, CYCSAMPLE_TARGET_PID, self->child);
+	CS_ASSERT_SESSION(&s, &self->cfg);
+	ASSERT_EQ(0, cs_start(s.fd));
+	ASSERT_EQ(1, write(a.go[1], "g", 1));
+	ASSERT_EQ(0, read_tids(a.tids[0], tids, 3));
+	cs_collect_for(&s, 1500, &self->recs);
+	EXPECT_EQ(0, cs_stop(s.fd));
+	cs_drain(&s, &self->recs);
+	cs_session_close(&s);
+	CS_ASSERT_RECS_OK(&self->recs, &s.info);
+	for (i = 0; i < 3; i++) {
+		EXPECT_LT(0, samples_of(&self->recs, self->child, tids[i]))
+			TH_LOG("thread %d created after START: no samples", tids[i]);
+	}
+}
+
+TEST_F(sampling, tid_session_samples_only_that_thread)
+{
+	struct threads_arg a = { .nr = 2 };
+	int tids[2];
+	size_t i;
+
+	SAMPLING_BEGIN();
+	ASSERT_EQ(0, pipe(a.go));
+	ASSERT_EQ(0, pipe(a.tids));
+	self->child = cs_spawn(start_threads, &a);
+	ASSERT_LT(0, self->child);
+	ASSERT_EQ(1, write(a.go[1], "g", 1));
+	ASSERT_EQ(0, read_tids(a.tids[0], tids, 2));
+	cs_config_init(&self->cfg, CYCSAMPLE_TARGET_TID, tids[0]);
+	CS_ASSERT_SAMPLE_FOR(&self->cfg, 1000, &self->recs, &self->info);
+	CS_ASSERT_RECS_OK(&self->recs, &self->info);
+	cs_count(&self->recs, &self->counts);
+	ASSERT_LE(10, self->counts.samples);
+	for (i = 0; i < self->recs.n; i++) {
+		const struct cycsample_sample *smp = cs_sample(&self->recs.v[i]);
+
+		if (!smp)
+			continue;
+		ASSERT_EQ(tids[0], smp->tid) TH_LOG("the other thread is %d", tids[1]);
+		ASSERT_EQ(self->child, smp->pid);
+	}
+}
+
+static int spin_on_cpu(void *arg)
+{
+	if (cs_pin(0, (int)(long)arg))
+		return 1;
+	cs_spin_outer();
+}
+
+TEST_F_TIMEOUT(sampling, cpus_session_samples_every_online_cpu, 60)
+{
+	pid_t pinned[2] = { -1, -1 };
+	unsigned long on_cpu[2] = { 0, 0 };
+	int cpu, ncpu = cs_nr_online_cpus() >= 2 ? 2 : 1;
+	size_t i;
+
+	SAMPLING_BEGIN();
+	for (cpu = 0; cpu < ncpu; cpu++) {
+		pinned[cpu] = cs_spawn(spin_on_cpu, (void *)(long)cpu);
+		ASSERT_LT(0, pinned[cpu]);
+	}
+	cs_config_init(&self->cfg, CYCSAMPLE_TARGET_CPUS, 0);
+	CS_ASSERT_SAMPLE_FOR(&self->cfg, 1000, &self->recs, &self->info);
+	for (cpu = 0; cpu < ncpu; cpu++)
+		cs_kill(pinned[cpu]);
+	CS_ASSERT_RECS_OK(&self->recs, &self->info);	/* includes cpu == ring's cpu */
+	for (i = 0; i < self->recs.n; i++) {
+		const struct cycsample_sample *smp = cs_sample(&self->recs.v[i]);
+
+		for (cpu = 0; smp && cpu < ncpu; cpu++)
+			if (smp->pid == (__u32)pinned[cpu] && smp->cpu == (__u32)cpu)
+				on_cpu[cpu]++;
+	}
+	for (cpu = 0; cpu < ncpu; cpu++) {
+		EXPECT_LE(10, on_cpu[cpu]) TH_LOG("cpu %d: %lu samples of its spinner",
+						   cpu, on_cpu[cpu]);
+	}
+}
+
+/* ---------------------------------------------------------------------- */
+/* Periods, frequency, registers                                          */
+/* ---------------------------------------------------------------------- */
+
+TEST_F(sampling, period_field_is_the_configured_period)
+{
+	__u64 want;
+	size_t i;
+
+	SAMPLING_BEGIN();
+	self->child = cs_spawn_spinner();
+	ASSERT_LT(0, self->child);
+	cs_config_init(&self->cfg, CYCSAMPLE_TARGET_PID, self->child);
+	CS_ASSERT_SAMPLE_FOR(&self->cfg, 700, &self->recs, &self->info);
+	CS_ASSERT_RECS_OK(&self->recs, &self->info);
+	want = self->info.event == CYCSAMPLE_EVENT_HW_CYCLES ? CS_PERIOD
+							      : self->info.clock_period_ns;
+	ASSERT_NE(0, want);
+	for (i = 0; i < self->recs.n; i++) {
+		const struct cycsample_sample *smp = cs_sample(&self->recs.v[i]);
+
+		if (smp) {
+			ASSERT_EQ(want, smp->period) TH_LOG("event %u", self->info.event);
+		}
+	}
+}
+
+TEST_F_TIMEOUT(sampling, freq_mode_approaches_the_requested_rate, 60)
+{
+	const unsigned int hz = 200, ms = 2000;
+	__u64 max_period = 0;
+	size_t i;
+
+	SAMPLING_BEGIN();
+	self->child = cs_spawn_spinner();
+	ASSERT_LT(0, self->child);
+	cs_config_init(&self->cfg, CYCSAMPLE_TARGET_PID, self->child);
+	self->cfg.flags = CYCSAMPLE_CFG_FREQ;
+	self->cfg.sample_period = hz;
+	CS_ASSERT_SAMPLE_FOR(&self->cfg, ms, &self->recs, &self->info);
+	CS_ASSERT_RECS_OK(&self->recs, &self->info);
+	EXPECT_EQ(hz, self->info.sample_period);
+	EXPECT_TRUE(self->info.config_flags & CYCSAMPLE_CFG_FREQ);
+	cs_count(&self->recs, &self->counts);
+	/* Loose bounds: TCG is slow and perf adjusts the period per tick. */
+	EXPECT_LE(hz * ms / 1000 / 5, self->counts.samples);
+	EXPECT_GE(hz * ms / 1000 * 3, self->counts.samples);
+	for (i = 0; i < self->recs.n; i++) {
+		const struct cycsample_sample *smp = cs_sample(&self->recs.v[i]);
+
+		if (smp && smp->period > max_period)
+			max_period = smp->period;
+	}
+	/* A sample stands for events (or ns), not for the frequency in Hz. */
+	EXPECT_LT(100 * hz, max_period);
+}
+
+TEST_F(sampling, regs_user_holds_the_user_registers)
+{
+	unsigned long with_regs = 0;
+	size_t i;
+
+	SAMPLING_BEGIN();
+	self->child = cs_spawn_spinner();
+	ASSERT_LT(0, self->child);
+	cs_config_init(&self->cfg, CYCSAMPLE_TARGET_PID, self->child);
+	self->cfg.flags = CYCSAMPLE_CFG_REGS_USER;
+	CS_ASSERT_SAMPLE_FOR(&self->cfg, 700, &self->recs, &self->info);
+	CS_ASSERT_RECS_OK(&self->recs, &self->info);
+	for (i = 0; i < self->recs.n; i++) {
+		const struct cycsample_sample *smp = cs_sample(&self->recs.v[i]);
+		const __u64 *regs;
+
+		if (!smp || !(smp->flags & CYCSAMPLE_SAMPLE_USER))
+			continue;
+		ASSERT_EQ(CS_NR_USER_REGS, smp->nr_regs);
+		regs = cs_user_regs(smp);
+		ASSERT_EQ(smp->pc, regs[CS_USER_REG_PC]);
+#ifdef __aarch64__
+		ASSERT_EQ(smp->sp, regs[31]);
+		ASSERT_EQ(smp->fp, regs[29]);
+		ASSERT_EQ(smp->lr, regs[30]);
+#else
+		ASSERT_EQ(smp->sp, regs[19]);
+		ASSERT_EQ(smp->fp, regs[4]);	/* bp */
+#endif
+		with_regs++;
+	}
+	EXPECT_LE(10, with_regs);
+}
+
+TEST_F(sampling, user_only_session_has_no_kernel_samples)
+{
+	SAMPLING_BEGIN();
+	self->child = cs_spawn_syscaller();
+	ASSERT_LT(0, self->child);
+	cs_config_init(&self->cfg, CYCSAMPLE_TARGET_PID, self->child);
+	self->cfg.flags = CYCSAMPLE_CFG_USER_ONLY | CYCSAMPLE_CFG_USER_CHAIN;
+	self->cfg.sample_period = CS_PERIOD / 4;
+	CS_ASSERT_SAMPLE_FOR(&self->cfg, 1000, &self->recs, &self->info);
+	CS_ASSERT_RECS_OK(&self->recs, &self->info);
+	cs_count(&self->recs, &self->counts);
+	EXPECT_TRUE(self->info.config_flags & CYCSAMPLE_CFG_USER_ONLY);
+	EXPECT_EQ(0, self->counts.kernel);
+	EXPECT_LT(0, self->counts.user);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Counters                                                               */
+/* ---------------------------------------------------------------------- */
+
+TEST_F(sampling, info_counters_match_the_records)
+{
+	struct cs_session s;
+	__u64 ring_samples = 0, ring_lost = 0;
+	unsigned int i;
+
+	SAMPLING_BEGIN();
+	self->child = cs_spawn_spinner();
+	ASSERT_LT(0, self->child);
+	cs_config_init(&self->cfg, CYCSAMPLE_TARGET_PID, self->child);
+	self->cfg.ring_pages = 256;	/* nothing is lost while we read */
+	CS_ASSERT_SESSION(&s, &self->cfg);
+	ASSERT_EQ(0, cs_start(s.fd));
+	cs_collect_for(&s, 1000, &self->recs);
+	ASSERT_EQ(0, cs_stop(s.fd));
+	cs_drain(&s, &self->recs);
+	ASSERT_EQ(0, cs_session_info(&s));
+	for (i = 0; i < s.info.nr_rings; i++) {
+		ring_samples += cs_ring(&s, i)->samples;
+		ring_lost += cs_ring(&s, i)->lost;
+	}
+	self->info = s.info;
+	cs_session_close(&s);
+	CS_ASSERT_RECS_OK(&self->recs, &self->info);
+	cs_count(&self->recs, &self->counts);
+	ASSERT_LT(0, self->counts.samples);
+	EXPECT_EQ(self->counts.samples, self->info.samples);
+	EXPECT_EQ(self->info.samples, ring_samples);
+	EXPECT_EQ(0, self->info.lost);
+	EXPECT_EQ(0, ring_lost);
+	EXPECT_EQ(0, self->counts.lost_records);
+	EXPECT_EQ(CYCSAMPLE_STATE_STOPPED, self->info.state);
+}
+
+TEST_F(sampling, handler_cost_statistics_are_consistent)
+{
+	__u64 hist = 0, avg;
+	unsigned int i;
+
+	SAMPLING_BEGIN();
+	self->child = cs_spawn_spinner();
+	ASSERT_LT(0, self->child);
+	cs_config_init(&self->cfg, CYCSAMPLE_TARGET_PID, self->child);
+	self->cfg.flags = CYCSAMPLE_CFG_USER_CHAIN;
+	CS_ASSERT_SAMPLE_FOR(&self->cfg, 700, &self->recs, &self->info);
+	ASSERT_LT(0, self->info.samples);
+	ASSERT_LE(self->info.samples, self->info.cost_count);
+	for (i = 0; i < CYCSAMPLE_COST_BUCKETS; i++)
+		hist += self->info.cost_hist[i];
+	EXPECT_EQ(self->info.cost_count, hist);
+	avg = self->info.cost_total_ns / self->info.cost_count;
+	EXPECT_LT(0, self->info.cost_min_ns);
+	EXPECT_LE(self->info.cost_min_ns, avg);
+	EXPECT_LE(avg, self->info.cost_max_ns);
+	EXPECT_LE(self->info.cost_max_ns, self->info.cost_total_ns);
+}
+
+/* ---------------------------------------------------------------------- */
+/* poll                                                                   */
+/* ---------------------------------------------------------------------- */
+
+static int sleep_forever(void *arg)
+{
+	for (;;)
+		pause();
+	return 0;
+}
+
+TEST_F(sampling, poll_reports_nothing_while_the_rings_are_empty)
+{
+	struct pollfd p;
+	struct cs_session s;
+
+	SAMPLING_BEGIN();
+	self->child = cs_spawn(sleep_forever, NULL);
+	ASSERT_LT(0, self->child);
+	cs_config_init(&self->cfg, CYCSAMPLE_TARGET_PID, self->child);
+	CS_ASSERT_SESSION(&s, &self->cfg);
+	ASSERT_EQ(0, cs_start(s.fd));
+	p = (struct pollfd){ .fd = s.fd, .events = POLLIN };
+	EXPECT_EQ(0, poll(&p, 1, 500)) TH_LOG("revents %#x for a sleeping target", p.revents);
+	EXPECT_EQ(0, cs_stop(s.fd));
+	cs_session_close(&s);
+}
+
+TEST_F(sampling, poll_reports_pollin_at_the_watermark)
+{
+	struct pollfd p;
+	struct cs_session s;
+	uint64_t unread = 0;
+	unsigned int i;
+
+	SAMPLING_BEGIN();
+	self->child = cs_spawn_spinner();
+	ASSERT_LT(0, self->child);
+	cs_config_init(&self->cfg, CYCSAMPLE_TARGET_PID, self->child);
+	self->cfg.wakeup_bytes = 256;
+	CS_ASSERT_SESSION(&s, &self->cfg);
+	ASSERT_EQ(0, cs_start(s.fd));
+	p = (struct pollfd){ .fd = s.fd, .events = POLLIN };
+	EXPECT_EQ(1, poll(&p, 1, 3000));
+	EXPECT_TRUE(p.revents & POLLIN);
+	for (i = 0; i < s.info.nr_rings; i++)
+		if (cs_ring_unread(&s, i) > unread)
+			unread = cs_ring_unread(&s, i);
+	EXPECT_LE(256, unread);
+	EXPECT_EQ(0, cs_stop(s.fd));
+	cs_session_close(&s);
+}
+
+TEST_HARNESS_MAIN
