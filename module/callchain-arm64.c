@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cycsample - arm64 registers and user callchains.
+ *
+ * AArch64 code keeps a chain of 16-byte frame records {x29, x30} linked
+ * through x29.  AArch32 (APCS) code keeps 12-byte records {fp, sp, lr}
+ * just below its frame pointer r11.  Thumb code uses r7 instead, so compat
+ * chains of Thumb programs stop early; perf has the same limitation.
+ */
+#include <linux/uaccess.h>
+#include <linux/ptrace.h>
+#include <linux/compat.h>
+
+#include "cycsample.h"
+
+const u8 cycs_arch = CYCSAMPLE_ARCH_ARM64;
+
+struct cycs_frame64 {
+	u64 fp;
+	u64 lr;
+};
+
+struct cycs_frame32 {
+	u32 fp;
+	u32 sp;
+	u32 lr;
+};
+
+/*
+ * Remove a pointer authentication code from a return address with XPACLRI.
+ * It is encoded in the hint space (hint #7), so it is a NOP on CPUs without
+ * PAC and assembles everywhere.  Our own copy, because the kernel's helper
+ * changed name and form between 6.1 and 6.6.
+ */
+static inline u64 cycs_strip_pac(u64 addr)
+{
+	register u64 x30 asm("x30") = addr;
+
+	asm("hint #7" : "+r" (x30));
+	return x30;
+}
+
+/* A 32-bit (AArch32) user context. */
+bool cycs_arch_compat(struct pt_regs *regs)
+{
+#ifdef CONFIG_COMPAT
+	return compat_user_mode(regs);
+#else
+	return false;
+#endif
+}
+
+void cycs_arch_sample_regs(struct cycsample_sample *smp, struct pt_regs *regs)
+{
+	smp->pc = regs->pc;
+	if (cycs_arch_compat(regs)) {
+		smp->sp = (u32)regs->compat_sp;
+		smp->fp = (u32)regs->compat_fp;
+		smp->lr = (u32)regs->compat_lr;
+		return;
+	}
+	smp->sp = regs->sp;
+	smp->fp = regs->regs[29];
+	smp->lr = regs->regs[30];
+}
+
+/* Interrupts (or, with pseudo-NMI, their priority) masked at the sample. */
+bool cycs_arch_irqs_masked(struct pt_regs *regs)
+{
+	return !interrupts_enabled(regs);
+}
+
+static unsigned int cycs_chain64(struct pt_regs *uregs, u64 *out, unsigned int n,
+				 unsigned int max, u32 *flags)
+{
+	u64 fp = uregs->regs[29];
+	struct cycs_frame64 f;
+
+	/* Records are 8-byte aligned and lie at strictly increasing addresses. */
+	while (fp && !(fp & 7)) {
+		if (n >= max) {
+			*flags |= CYCSAMPLE_SAMPLE_UCHAIN_TRUNC;
+			break;
+		}
+		if (copy_from_user_nofault(&f, (const void __user *)fp, sizeof(f)))
+			break;
+		f.lr = cycs_strip_pac(f.lr);
+		if (!f.lr)
+			break;
+		out[n++] = f.lr;
+		if (f.fp <= fp)
+			break;
+		fp = f.fp;
+	}
+	return n;
+}
+
+static unsigned int cycs_chain32(struct pt_regs *uregs, u64 *out, unsigned int n,
+				 unsigned int max, u32 *flags)
+{
+	u32 fp = uregs->compat_fp;
+	struct cycs_frame32 f;
+
+	while (fp >= sizeof(f) && !(fp & 3)) {
+		if (n >= max) {
+			*flags |= CYCSAMPLE_SAMPLE_UCHAIN_TRUNC;
+			break;
+		}
+		if (copy_from_user_nofault(&f, (const void __user *)(unsigned long)(fp - sizeof(f)),
+					   sizeof(f)))
+			break;
+		if (!f.lr)
+			break;
+		out[n++] = f.lr;
+		if (f.fp <= fp)
+			break;
+		fp = f.fp;
+	}
+	return n;
+}
+
+/**
+ * cycs_arch_user_chain - user pc and return addresses, innermost first
+ * @uregs: user-mode registers
+ * @out: where the frames go
+ * @max: room in @out
+ * @flags: gets UCHAIN_TRUNC when the walk hit @max
+ */
+unsigned int cycs_arch_user_chain(struct pt_regs *uregs, u64 *out, unsigned int max,
+				  u32 *flags)
+{
+	if (!max)
+		return 0;
+	out[0] = uregs->pc;
+	if (cycs_arch_compat(uregs))
+		return cycs_chain32(uregs, out, 1, max, flags);
+	return cycs_chain64(uregs, out, 1, max, flags);
+}
+
+/* x0..x30, sp, pc, pstate */
+unsigned int cycs_arch_user_regs(struct pt_regs *uregs, u64 *out)
+{
+	unsigned int i;
+
+	for (i = 0; i < 31; i++)
+		out[i] = uregs->regs[i];
+	out[31] = uregs->sp;
+	out[32] = uregs->pc;
+	out[33] = uregs->pstate;
+	return 34;
+}

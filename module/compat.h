@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * cycsample - the one place that knows kernel versions.
+ *
+ * Each shim tests for the feature first and falls back to a version check
+ * only where no macro tells the two apart.  Each says which kernel changed.
+ * No other file may test LINUX_VERSION_CODE.
+ */
+#ifndef CYCS_COMPAT_H
+#define CYCS_COMPAT_H
+
+#include <linux/version.h>
+#include <linux/mm.h>
+#include <linux/fs.h>
+#include <linux/sched.h>
+#include <linux/sched/coredump.h>
+#include <linux/sched/task.h>
+
+/*
+ * vma->vm_flags became read-only in 6.3; from then on the flags are changed
+ * through vm_flags_mod(), which also takes the VMA lock where needed.
+ */
+static inline void cycs_vm_flags_mod(struct vm_area_struct *vma,
+				     unsigned long set, unsigned long clear)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+	vm_flags_mod(vma, set, clear);
+#else
+	vma->vm_flags = (vma->vm_flags | set) & ~clear;
+#endif
+}
+
+/*
+ * perf marks a throttled event with hw.interrupts == MAX_INTERRUPTS, but the
+ * macro is private to kernel/events/core.c (all of 5.10 .. 7.3, value ~0ULL).
+ */
+#ifdef MAX_INTERRUPTS
+#define CYCS_MAX_INTERRUPTS	MAX_INTERRUPTS
+#else
+#define CYCS_MAX_INTERRUPTS	(~0ULL)
+#endif
+
+/*
+ * PF_USER_WORKER (6.4) marks kernel threads cloned from a user thread
+ * (io_uring workers, vhost): they have an mm but no user context to walk.
+ */
+#ifdef PF_USER_WORKER
+#define CYCS_PF_NO_USER		(PF_KTHREAD | PF_USER_WORKER)
+#else
+#define CYCS_PF_NO_USER		PF_KTHREAD
+#endif
+
+/*
+ * Dumpability moved from mm->flags (get_dumpable()) to the RCU-managed
+ * task->exec_state in 7.3; the new header is the feature test.
+ */
+#if __has_include(<linux/sched/exec_state.h>)
+#include <linux/sched/exec_state.h>
+static inline bool cycs_task_dumpable(struct task_struct *task)
+{
+	struct task_exec_state *es;
+	bool ok;
+
+	rcu_read_lock();
+	es = rcu_dereference(task->exec_state);
+	ok = es && READ_ONCE(es->dumpable) == TASK_DUMPABLE_OWNER;
+	rcu_read_unlock();
+	return ok;
+}
+#else
+static inline bool cycs_task_dumpable(struct task_struct *task)
+{
+	bool ok;
+
+	task_lock(task);
+	ok = task->mm && get_dumpable(task->mm) == SUID_DUMP_USER;
+	task_unlock(task);
+	return ok;
+}
+#endif
+
+/*
+ * notify_change() took a struct user_namespace * until 6.2, a struct
+ * mnt_idmap * from 6.3; its last argument is a struct inode ** up to 6.12
+ * and a struct delegated_inode * in 7.3.  We pass NULL there, so only the
+ * first argument needs a shim.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+#define CYCS_NOP_IDMAP		(&nop_mnt_idmap)
+#else
+#define CYCS_NOP_IDMAP		(&init_user_ns)
+#endif
+
+#endif /* CYCS_COMPAT_H */

@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * cycsample - internal interfaces between the module's files.
+ *
+ * main.c      module init/exit, parameters, the misc device, the cpuhp state
+ * device.c    file operations and ABI validation
+ * session.c   session lifetime, configure/start/stop, targets, permissions
+ * counters.c  perf kernel counters (per task or per CPU) and the fallback
+ * ring.c      ring memory, the mapping, the producer side, wakeups
+ * sampler.c   the overflow handler and the records it writes
+ * callchain*.c kernel and user callchains, register capture per architecture
+ */
+#ifndef CYCS_INTERNAL_H
+#define CYCS_INTERNAL_H
+
+#include <linux/types.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/wait.h>
+#include <linux/irq_work.h>
+#include <linux/workqueue.h>
+#include <linux/perf_event.h>
+#include <linux/cycsample.h>
+
+/* Module parameters (main.c). */
+extern unsigned int cycs_max_sessions;
+extern bool cycs_unprivileged;
+extern unsigned long cycs_unpriv_min_period;
+extern unsigned int cycs_fallback_mhz;
+extern int cycs_cpuhp_state;
+
+/* Enough unwinder entries for the handler's own frames plus a full chain. */
+#define CYCS_KSTACK_ENTRIES	(CYCSAMPLE_MAX_STACK + 64)
+
+/*
+ * Per-CPU scratch space shared by all sessions: the record under
+ * construction and the raw kernel stack.  @nest guards both against a
+ * handler nested on the same CPU (an NMI over a hardirq-context handler).
+ */
+struct cycs_scratch {
+	int nest;
+	unsigned long kstack[CYCS_KSTACK_ENTRIES];
+	union {
+		struct cycsample_sample sample;
+		u64 words[CYCSAMPLE_MAX_RECORD_SIZE / sizeof(u64)];
+	} rec;
+};
+extern struct cycs_scratch __percpu *cycs_scratch;
+
+/* device.c */
+extern const struct file_operations cycs_fops;
+
+/* ---- ring.c ------------------------------------------------------------ */
+
+/*
+ * One CPU's ring.  Only the producer (the handler on this CPU, or process
+ * context once no counter of the session exists) changes these fields.  The
+ * shared header carries copies; the kernel never reads back anything but
+ * data_tail from it.
+ */
+struct cycs_ring {
+	struct cycsample_ring_header *hdr;
+	u8 *data;
+	u64 head;		/* private producer position */
+	u64 wake_head;		/* head at the last wakeup */
+	u64 lost_pending;	/* dropped since the last LOST record */
+	u64 lost;
+	u64 samples;
+	unsigned int cpu;
+};
+
+/*
+ * The memory the reader maps: control area, then per ring a header page and
+ * the data pages.  Reference counted: the session holds one reference and
+ * every VMA one more, so the memory outlives the session while mapped.
+ */
+struct cycs_rings {
+	struct kref ref;
+	atomic_t maps;			/* VMAs currently mapping it */
+	void *base;			/* vmalloc_user() area */
+	size_t size;			/* the one valid mmap length */
+	unsigned long ctl_pages;	/* pages of control area */
+	unsigned long ring_pages;	/* data pages per ring */
+	u64 data_size;			/* bytes of data per ring */
+	u64 wakeup_bytes;
+	unsigned int nr_rings;
+	struct cycs_ring **by_cpu;	/* nr_cpu_ids entries */
+	struct cycs_ring ring[];
+};
+
+enum cycs_put_result {
+	CYCS_PUT_LOST,		/* no room: dropped and counted */
+	CYCS_PUT_OK,
+	CYCS_PUT_WAKE,		/* written, and the reader should be woken */
+};
+
+struct cycs_rings *cycs_rings_alloc(u32 ring_pages, u32 wakeup_bytes);
+void cycs_rings_put(struct cycs_rings *rings);
+bool cycs_rings_mapped(struct cycs_rings *rings);
+int cycs_rings_mmap(struct cycs_rings *rings, struct vm_area_struct *vma);
+enum cycs_put_result cycs_ring_put(struct cycs_rings *rings, struct cycs_ring *r,
+				   const void *rec, u32 len, u64 now);
+void cycs_ring_flush_lost(struct cycs_rings *rings, struct cycs_ring *r, u64 now);
+u64 cycs_ring_unread(struct cycs_rings *rings, struct cycs_ring *r);
+
+/* ---- session.c --------------------------------------------------------- */
+
+/* Per-CPU counters of one session, summed by CYCSAMPLE_IOC_INFO. */
+struct cycs_stats {
+	u64 samples;
+	u64 lost;
+	u64 throttled;
+	u64 dropped_kernel;
+	u64 dropped_other;
+	u64 cost_min;
+	u64 cost_max;
+	u64 cost_total;
+	u64 cost_count;
+	u64 cost_hist[CYCSAMPLE_COST_BUCKETS];
+};
+
+/* A counter attached directly to one thread of a PID or TID target. */
+struct cycs_task_event {
+	struct list_head node;
+	struct perf_event *event;
+	struct task_struct *task;	/* referenced until the counter goes */
+};
+
+/**
+ * struct cycs_session - one open file of /dev/cycsample
+ * @lock:	serializes ioctls, mmap, poll, the exit work and release
+ * @state:	enum cycsample_state; written under @lock, read locklessly
+ * @active:	the handler may write records (cleared before counters go)
+ * @privileged:	the opener was perfmon_capable()
+ * @kaddr_ok:	kernel addresses may be written for this reader
+ * @cfg:	the accepted configuration, defaults filled in
+ * @target_pid:	PID/TID target, found at CONFIGURE
+ * @target_task: the target (thread group leader or thread) while running
+ * @target_tgid: its thread group id in the initial namespace
+ * @exec_id:	last self_exec_id seen for the target; the handler cmpxchg()es it
+ * @event_decided: the event kind for this START has been chosen
+ * @event_sw:	the software clock is in use
+ * @event_kind: enum cycsample_event in use (reported by INFO)
+ * @fallback_reason: enum cycsample_fallback
+ * @fallback_errno: the PMU's error when it was not used
+ * @pmu_name:	the PMU driver of the counters
+ * @clock_period_ns: software clock period, 0 for cycles or frequency mode
+ * @task_events: struct cycs_task_event list (PID/TID targets)
+ * @cpu_events:	per-CPU counters (CPUS target), nr_cpu_ids entries
+ * @cpuhp_node:	our instance of the module's cpuhp state
+ * @cpuhp_added: @cpuhp_node is registered
+ * @cpuhp_starting: online callbacks run for START, so errors fail START
+ * @rings:	the ring memory (reference held)
+ * @stats:	per-CPU counters
+ * @wake_work:	wakes @wq from the handler's context
+ * @wq:		poll() waiters
+ * @exit_work:	notices the target's exit
+ */
+struct cycs_session {
+	struct mutex lock;
+	u32 state;
+	bool active;
+	bool privileged;
+	bool kaddr_ok;
+	struct cycsample_config cfg;
+
+	struct pid *target_pid;
+	struct task_struct *target_task;
+	pid_t target_tgid;
+	u64 exec_id;
+
+	bool event_decided;
+	bool event_sw;
+	u32 event_kind;
+	u32 fallback_reason;
+	s32 fallback_errno;
+	char pmu_name[32];
+	u64 clock_period_ns;
+
+	struct list_head task_events;
+	struct perf_event **cpu_events;
+	struct hlist_node cpuhp_node;
+	bool cpuhp_added;
+	bool cpuhp_starting;
+
+	struct cycs_rings *rings;
+	struct cycs_stats __percpu *stats;
+	struct irq_work wake_work;
+	wait_queue_head_t wq;
+	struct delayed_work exit_work;
+};
+
+struct cycs_session *cycs_session_create(struct file *file, bool privileged);
+void cycs_session_destroy(struct cycs_session *s);
+int cycs_session_configure(struct cycs_session *s, struct cycsample_config *cfg);
+int cycs_session_start(struct cycs_session *s);
+int cycs_session_stop(struct cycs_session *s);
+void cycs_session_info(struct cycs_session *s, struct cycsample_info *info);
+__poll_t cycs_session_poll(struct cycs_session *s);
+
+/* ---- counters.c -------------------------------------------------------- */
+
+int cycs_counters_start(struct cycs_session *s);
+void cycs_counters_stop(struct cycs_session *s);
+int cycs_cpu_online(unsigned int cpu, struct hlist_node *node);
+int cycs_cpu_offline(unsigned int cpu, struct hlist_node *node);
+
+/* ---- sampler.c --------------------------------------------------------- */
+
+void cycs_overflow(struct perf_event *event, struct perf_sample_data *data,
+		   struct pt_regs *regs);
+void cycs_emit_exit(struct cycs_session *s);
+void cycs_flush_lost(struct cycs_session *s);
+
+/* ---- callchain.c and callchain-<arch>.c -------------------------------- */
+
+unsigned int cycs_kernel_chain(struct pt_regs *regs, unsigned long *raw, u64 *out,
+			       unsigned int max, u32 *flags);
+struct pt_regs *cycs_user_regs(struct pt_regs *regs);
+
+/* per architecture */
+extern const u8 cycs_arch;
+void cycs_arch_sample_regs(struct cycsample_sample *smp, struct pt_regs *regs);
+bool cycs_arch_irqs_masked(struct pt_regs *regs);
+bool cycs_arch_compat(struct pt_regs *uregs);
+unsigned int cycs_arch_user_chain(struct pt_regs *uregs, u64 *out, unsigned int max,
+				  u32 *flags);
+unsigned int cycs_arch_user_regs(struct pt_regs *uregs, u64 *out);
+
+#endif /* CYCS_INTERNAL_H */

@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cycsample - file operations of /dev/cycsample and ABI validation.
+ *
+ * A reader opens the device (one open file = one session), configures it,
+ * maps the rings, starts, polls and drains, stops; see the uapi header.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/fs.h>
+#include <linux/uaccess.h>
+#include <linux/capability.h>
+#include <linux/poll.h>
+#include <linux/mm.h>
+#include <linux/log2.h>
+#include <linux/atomic.h>
+
+#include "cycsample.h"
+
+static atomic_t cycs_nr_sessions = ATOMIC_INIT(0);
+
+/* open: a new session; the capability gate and the session limit */
+static int cycs_open(struct inode *inode, struct file *file)
+{
+	bool privileged = perfmon_capable();
+	struct cycs_session *s;
+
+	if (!privileged && !READ_ONCE(cycs_unprivileged))
+		return -EACCES;
+	if (atomic_inc_return(&cycs_nr_sessions) > READ_ONCE(cycs_max_sessions)) {
+		atomic_dec(&cycs_nr_sessions);
+		return -EBUSY;
+	}
+	s = cycs_session_create(file, privileged);
+	if (!s) {
+		atomic_dec(&cycs_nr_sessions);
+		return -ENOMEM;
+	}
+	file->private_data = s;
+	return nonseekable_open(inode, file);
+}
+
+/* release: the last close, after the last munmap too (a VMA pins the file) */
+static int cycs_release(struct inode *inode, struct file *file)
+{
+	cycs_session_destroy(file->private_data);
+	atomic_dec(&cycs_nr_sessions);
+	return 0;
+}
+
+/* Checks that need nothing but the structure; fills in the defaults. */
+static int cycs_check_config(struct cycsample_config *cfg)
+{
+	unsigned int i;
+
+	if (cfg->flags & ~CYCSAMPLE_CFG_ALL_FLAGS)
+		return -EINVAL;
+	for (i = 0; i < ARRAY_SIZE(cfg->reserved); i++)
+		if (cfg->reserved[i])
+			return -EINVAL;
+
+	switch (cfg->target_type) {
+	case CYCSAMPLE_TARGET_PID:
+	case CYCSAMPLE_TARGET_TID:
+		break;
+	case CYCSAMPLE_TARGET_CPUS:
+		if (cfg->target)
+			return -EINVAL;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (cfg->event != CYCSAMPLE_EVENT_CYCLES && cfg->event != CYCSAMPLE_EVENT_CLOCK)
+		return -EINVAL;
+
+	if (cfg->max_stack > CYCSAMPLE_MAX_STACK)
+		return -EINVAL;
+	if (!cfg->max_stack)
+		cfg->max_stack = CYCSAMPLE_DEFAULT_STACK;
+
+	if (cfg->flags & CYCSAMPLE_CFG_FREQ) {
+		if (!cfg->sample_period || cfg->sample_period > CYCSAMPLE_MAX_FREQ)
+			return -EINVAL;
+	} else if (cfg->sample_period < CYCSAMPLE_MIN_PERIOD ||
+		   cfg->sample_period > CYCSAMPLE_MAX_PERIOD) {
+		return -EINVAL;
+	}
+
+	if (!cfg->ring_pages)
+		cfg->ring_pages = CYCSAMPLE_DEFAULT_RING_PAGES;
+	if (!is_power_of_2(cfg->ring_pages) || cfg->ring_pages < CYCSAMPLE_MIN_RING_PAGES ||
+	    cfg->ring_pages > CYCSAMPLE_MAX_RING_PAGES)
+		return -EINVAL;
+	if ((u64)cfg->wakeup_bytes > ((u64)cfg->ring_pages << PAGE_SHIFT))
+		return -EINVAL;
+	return 0;
+}
+
+static long cycs_ioctl_configure(struct cycs_session *s, void __user *uarg)
+{
+	struct cycsample_config cfg;
+	u32 usize;
+	int err;
+
+	if (get_user(usize, (u32 __user *)uarg))
+		return -EFAULT;
+	if (usize < CYCSAMPLE_CONFIG_SIZE_VER0)
+		return -EINVAL;
+	if (usize > PAGE_SIZE)
+		return -E2BIG;
+	/* zero-fills what an older caller lacks; -E2BIG for unknown non-zero bytes */
+	err = copy_struct_from_user(&cfg, sizeof(cfg), uarg, usize);
+	if (err)
+		return err;
+	err = cycs_check_config(&cfg);
+	if (err)
+		return err;
+	return cycs_session_configure(s, &cfg);
+}
+
+static long cycs_ioctl_info(struct cycs_session *s, void __user *uarg)
+{
+	struct cycsample_info info = {};
+	u32 usize;
+
+	if (get_user(usize, (u32 __user *)uarg))
+		return -EFAULT;
+	if (usize < 8)
+		return -EINVAL;
+	cycs_session_info(s, &info);
+
+	/* outside s->lock: a fault here may take mmap_lock, which mmap holds */
+	if (copy_to_user(uarg, &info, min_t(size_t, usize, sizeof(info))))
+		return -EFAULT;
+	if (usize > sizeof(info) &&
+	    clear_user(uarg + sizeof(info), usize - sizeof(info)))
+		return -EFAULT;
+	return 0;
+}
+
+/* ioctl: configure, start, stop, query */
+static long cycs_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct cycs_session *s = file->private_data;
+	void __user *uarg = (void __user *)arg;
+
+	switch (cmd) {
+	case CYCSAMPLE_IOC_CONFIGURE:
+		return cycs_ioctl_configure(s, uarg);
+	case CYCSAMPLE_IOC_START:
+		return cycs_session_start(s);
+	case CYCSAMPLE_IOC_STOP:
+		return cycs_session_stop(s);
+	case CYCSAMPLE_IOC_INFO:
+		return cycs_ioctl_info(s, uarg);
+	default:
+		return -ENOTTY;
+	}
+}
+
+/* mmap: the whole ring area, exactly, shared; see ring.c */
+static int cycs_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct cycs_session *s = file->private_data;
+	int err = -EINVAL;
+
+	mutex_lock(&s->lock);
+	if (s->rings)
+		err = cycs_rings_mmap(s->rings, vma);
+	mutex_unlock(&s->lock);
+	return err;
+}
+
+/* poll: POLLIN at the watermark, POLLHUP once an ended session is drained */
+static __poll_t cycs_poll(struct file *file, struct poll_table_struct *pt)
+{
+	struct cycs_session *s = file->private_data;
+
+	poll_wait(file, &s->wq, pt);
+	return cycs_session_poll(s);
+}
+
+const struct file_operations cycs_fops = {
+	.owner		= THIS_MODULE,
+	.open		= cycs_open,
+	.release	= cycs_release,
+	.unlocked_ioctl	= cycs_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,
+	.mmap		= cycs_mmap,
+	.poll		= cycs_poll,
+	.llseek		= noop_llseek,
+};

@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cycsample - CPU cycle sampling through /dev/cycsample.
+ *
+ * Module setup: parameters, the per-CPU scratch space of the overflow
+ * handler, the cpuhp state that carries per-CPU counters, and the misc
+ * device.  What a reader does with the device is in the uapi header and
+ * Documentation/uapi.rst.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/miscdevice.h>
+#include <linux/cpuhotplug.h>
+#include <linux/percpu.h>
+#include <linux/fs.h>
+#include <linux/namei.h>
+#include <linux/mount.h>
+#include <linux/uidgid.h>
+
+#include "cycsample.h"
+#include "compat.h"
+
+unsigned int cycs_max_sessions = 16;
+module_param_named(max_sessions, cycs_max_sessions, uint, 0644);
+MODULE_PARM_DESC(max_sessions, "Sessions (open files) allowed at once (default 16)");
+
+bool cycs_unprivileged;
+module_param_named(unprivileged, cycs_unprivileged, bool, 0644);
+MODULE_PARM_DESC(unprivileged,
+		 "1: users without CAP_PERFMON may profile their own processes, user mode only (default 0)");
+
+unsigned long cycs_unpriv_min_period = 100000;
+module_param_named(unpriv_min_period, cycs_unpriv_min_period, ulong, 0644);
+MODULE_PARM_DESC(unpriv_min_period, "Smallest period in cycles for unprivileged sessions (default 100000)");
+
+unsigned int cycs_fallback_mhz = 1000;
+module_param_named(fallback_mhz, cycs_fallback_mhz, uint, 0644);
+MODULE_PARM_DESC(fallback_mhz,
+		 "Cycles per microsecond assumed when a period becomes a software-clock period (default 1000)");
+
+static ushort cycs_dev_mode = 0600;
+module_param_named(dev_mode, cycs_dev_mode, ushort, 0444);
+MODULE_PARM_DESC(dev_mode, "Mode of /dev/cycsample (default 0600)");
+
+static uint cycs_dev_gid;
+module_param_named(dev_gid, cycs_dev_gid, uint, 0444);
+MODULE_PARM_DESC(dev_gid, "Group of /dev/cycsample (default 0)");
+
+int cycs_cpuhp_state;
+struct cycs_scratch __percpu *cycs_scratch;
+
+static struct miscdevice cycs_misc = {
+	.minor	= MISC_DYNAMIC_MINOR,
+	.name	= "cycsample",
+	.fops	= &cycs_fops,
+};
+
+/*
+ * The misc class can set a node's mode but not its group, so give the
+ * devtmpfs node its group here.  Without devtmpfs at /dev, a udev rule
+ * (Documentation/admin-guide.rst) does the same.
+ */
+static void cycs_apply_dev_gid(void)
+{
+	struct iattr ia = {
+		.ia_valid = ATTR_GID,
+		.ia_gid = make_kgid(&init_user_ns, cycs_dev_gid),
+	};
+	struct path path;
+	int err;
+
+	if (!cycs_dev_gid)
+		return;
+	if (!gid_valid(ia.ia_gid)) {
+		pr_warn("dev_gid %u is not a valid group\n", cycs_dev_gid);
+		return;
+	}
+	err = kern_path("/dev/cycsample", 0, &path);
+	if (err)
+		goto out_warn;
+	err = mnt_want_write(path.mnt);
+	if (!err) {
+		inode_lock(d_inode(path.dentry));
+		err = notify_change(CYCS_NOP_IDMAP, path.dentry, &ia, NULL);
+		inode_unlock(d_inode(path.dentry));
+		mnt_drop_write(path.mnt);
+	}
+	path_put(&path);
+	if (!err)
+		return;
+out_warn:
+	pr_warn("cannot give /dev/cycsample group %u (%d); use a udev rule\n",
+		cycs_dev_gid, err);
+}
+
+static int __init cycs_init(void)
+{
+	int err;
+
+	if (cycs_dev_mode & ~0777) {
+		pr_err("dev_mode %#o: only permission bits allowed\n", cycs_dev_mode);
+		return -EINVAL;
+	}
+
+	cycs_scratch = alloc_percpu(struct cycs_scratch);
+	if (!cycs_scratch)
+		return -ENOMEM;
+
+	/* one state, one instance per running CPUS session */
+	err = cpuhp_setup_state_multi(CPUHP_AP_ONLINE_DYN, "cycsample:online",
+				      cycs_cpu_online, cycs_cpu_offline);
+	if (err < 0)
+		goto out_free_scratch;
+	cycs_cpuhp_state = err;
+
+	cycs_misc.mode = cycs_dev_mode;
+	err = misc_register(&cycs_misc);
+	if (err)
+		goto out_remove_state;
+	cycs_apply_dev_gid();
+
+	pr_info("version %s, ABI %d\n", CYCSAMPLE_VERSION, CYCSAMPLE_ABI_VERSION);
+	return 0;
+
+out_remove_state:
+	cpuhp_remove_multi_state(cycs_cpuhp_state);
+out_free_scratch:
+	free_percpu(cycs_scratch);
+	return err;
+}
+
+/* Runs only when no file is open and nothing is mapped: each pins us. */
+static void __exit cycs_exit(void)
+{
+	misc_deregister(&cycs_misc);
+	cpuhp_remove_multi_state(cycs_cpuhp_state);
+	free_percpu(cycs_scratch);
+}
+
+module_init(cycs_init);
+module_exit(cycs_exit);
+
+MODULE_VERSION(CYCSAMPLE_VERSION);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("CPU cycle sampling with perf kernel counters and mmap rings");
+MODULE_AUTHOR("The cycsample developers");

@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cycsample - ring memory, the reader's mapping and the producer side.
+ *
+ * One vmalloc_user() area holds everything the reader maps:
+ *
+ *	[control pages][ring 0 header][ring 0 data ...][ring 1 header] ...
+ *
+ * The producer (the overflow handler on the ring's CPU) keeps its head in
+ * kernel memory and only publishes it; the reader owns data_tail, which the
+ * producer reads with acquire semantics and never trusts.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <linux/overflow.h>
+#include <linux/cpumask.h>
+#include <linux/log2.h>
+
+#include "cycsample.h"
+#include "compat.h"
+
+static size_t cycs_ctl_bytes(unsigned int nr_rings)
+{
+	return sizeof(struct cycsample_control) +
+	       (size_t)nr_rings * sizeof(struct cycsample_ring_desc);
+}
+
+/* Fill the control page and the ring headers the reader sees. */
+static void cycs_rings_layout(struct cycs_rings *rings)
+{
+	struct cycsample_control *ctl = rings->base;
+	unsigned long per_ring = (1 + rings->ring_pages) << PAGE_SHIFT;
+	unsigned long off = rings->ctl_pages << PAGE_SHIFT;
+	unsigned int i = 0;
+	int cpu;
+
+	ctl->magic = CYCSAMPLE_MAGIC;
+	ctl->abi_version = CYCSAMPLE_ABI_VERSION;
+	ctl->page_size = PAGE_SIZE;
+	ctl->nr_rings = rings->nr_rings;
+	ctl->control_size = rings->ctl_pages << PAGE_SHIFT;
+
+	for_each_possible_cpu(cpu) {
+		struct cycs_ring *r = &rings->ring[i];
+
+		r->hdr = rings->base + off;
+		r->data = rings->base + off + PAGE_SIZE;
+		r->cpu = cpu;
+		r->hdr->data_size = rings->data_size;
+		r->hdr->cpu = cpu;
+		rings->by_cpu[cpu] = r;
+
+		ctl->rings[i].cpu = cpu;
+		ctl->rings[i].header_offset = off;
+		ctl->rings[i].data_offset = off + PAGE_SIZE;
+		ctl->rings[i].data_size = rings->data_size;
+		off += per_ring;
+		i++;
+	}
+}
+
+/**
+ * cycs_rings_alloc - allocate and lay out the rings of a session
+ * @ring_pages: data pages per ring, a validated power of two
+ * @wakeup_bytes: watermark, already checked against the ring size; 0 = default
+ *
+ * Return: the rings with one reference, or an ERR_PTR().
+ */
+struct cycs_rings *cycs_rings_alloc(u32 ring_pages, u32 wakeup_bytes)
+{
+	unsigned int nr_rings = num_possible_cpus();
+	unsigned long ctl_pages, pages;
+	struct cycs_rings *rings;
+
+	ctl_pages = DIV_ROUND_UP(cycs_ctl_bytes(nr_rings), PAGE_SIZE);
+	/* pages = ctl_pages + nr_rings * (1 + ring_pages), overflow-checked */
+	if (check_mul_overflow((unsigned long)nr_rings, 1UL + ring_pages, &pages) ||
+	    check_add_overflow(pages, ctl_pages, &pages))
+		return ERR_PTR(-ENOMEM);
+	/* Refuse what would take more than half of RAM before vmalloc tries. */
+	if (pages > totalram_pages() / 2)
+		return ERR_PTR(-ENOMEM);
+
+	rings = kzalloc(struct_size(rings, ring, nr_rings), GFP_KERNEL);
+	if (!rings)
+		return ERR_PTR(-ENOMEM);
+	rings->by_cpu = kcalloc(nr_cpu_ids, sizeof(*rings->by_cpu), GFP_KERNEL);
+	if (!rings->by_cpu)
+		goto out_free_rings;
+	rings->size = pages << PAGE_SHIFT;
+	rings->base = vmalloc_user(rings->size);
+	if (!rings->base)
+		goto out_free_by_cpu;
+
+	kref_init(&rings->ref);
+	atomic_set(&rings->maps, 0);
+	rings->nr_rings = nr_rings;
+	rings->ctl_pages = ctl_pages;
+	rings->ring_pages = ring_pages;
+	rings->data_size = (u64)ring_pages << PAGE_SHIFT;
+	rings->wakeup_bytes = wakeup_bytes ?: rings->data_size / 4;
+	cycs_rings_layout(rings);
+	return rings;
+
+out_free_by_cpu:
+	kfree(rings->by_cpu);
+out_free_rings:
+	kfree(rings);
+	return ERR_PTR(-ENOMEM);
+}
+
+static void cycs_rings_free(struct kref *ref)
+{
+	struct cycs_rings *rings = container_of(ref, struct cycs_rings, ref);
+
+	vfree(rings->base);
+	kfree(rings->by_cpu);
+	kfree(rings);
+}
+
+void cycs_rings_put(struct cycs_rings *rings)
+{
+	if (rings)
+		kref_put(&rings->ref, cycs_rings_free);
+}
+
+bool cycs_rings_mapped(struct cycs_rings *rings)
+{
+	return atomic_read(&rings->maps) > 0;
+}
+
+/* ---- the mapping ------------------------------------------------------- */
+
+/* Page @idx of the mapping is a ring header, the only writable kind. */
+static bool cycs_rings_is_header(struct cycs_rings *rings, unsigned long idx)
+{
+	if (idx < rings->ctl_pages)
+		return false;
+	return (idx - rings->ctl_pages) % (1 + rings->ring_pages) == 0;
+}
+
+static void cycs_vm_open(struct vm_area_struct *vma)
+{
+	struct cycs_rings *rings = vma->vm_private_data;
+
+	kref_get(&rings->ref);
+	atomic_inc(&rings->maps);
+}
+
+static void cycs_vm_close(struct vm_area_struct *vma)
+{
+	struct cycs_rings *rings = vma->vm_private_data;
+
+	atomic_dec(&rings->maps);
+	cycs_rings_put(rings);
+}
+
+/*
+ * A write fault on a page mapped without write permission.  Header pages
+ * may become writable (after mprotect() back to PROT_WRITE); any other page
+ * is read-only for good.  Having this callback also makes the core keep
+ * the whole VMA write-protected across mprotect(), so such writes always
+ * come here instead of silently gaining write access.
+ */
+static vm_fault_t cycs_vm_pfn_mkwrite(struct vm_fault *vmf)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	struct cycs_rings *rings = vma->vm_private_data;
+	unsigned long idx = (vmf->address - vma->vm_start) >> PAGE_SHIFT;
+
+	return cycs_rings_is_header(rings, idx) ? 0 : VM_FAULT_SIGBUS;
+}
+
+/* The mapping is all or nothing: no partial munmap, no mprotect of part. */
+static int cycs_vm_may_split(struct vm_area_struct *vma, unsigned long addr)
+{
+	return -EINVAL;
+}
+
+/* Moving it would gain nothing and complicate the page checks above. */
+static int cycs_vm_mremap(struct vm_area_struct *vma)
+{
+	return -EINVAL;
+}
+
+static const struct vm_operations_struct cycs_vm_ops = {
+	.open		= cycs_vm_open,
+	.close		= cycs_vm_close,
+	.may_split	= cycs_vm_may_split,
+	.mremap		= cycs_vm_mremap,
+	.pfn_mkwrite	= cycs_vm_pfn_mkwrite,
+};
+
+/**
+ * cycs_rings_mmap - map the whole ring area into @vma
+ * @rings: the session's rings
+ * @vma: the new mapping, checked here
+ *
+ * Each page is inserted on its own so that it gets its own protection: ring
+ * headers as the mapping asked, everything else read-only.
+ */
+int cycs_rings_mmap(struct cycs_rings *rings, struct vm_area_struct *vma)
+{
+	pgprot_t ro = vm_get_page_prot(VM_READ | VM_SHARED);
+	unsigned long off;
+	int err;
+
+	if (!(vma->vm_flags & VM_SHARED))
+		return -EINVAL;
+	if (vma->vm_pgoff)
+		return -EINVAL;
+	if (vma->vm_end - vma->vm_start != rings->size)
+		return -EINVAL;
+	if (vma->vm_flags & VM_EXEC)
+		return -EPERM;
+
+	cycs_vm_flags_mod(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP, VM_MAYEXEC);
+
+	for (off = 0; off < rings->size; off += PAGE_SIZE) {
+		bool hdr = cycs_rings_is_header(rings, off >> PAGE_SHIFT);
+
+		err = remap_pfn_range(vma, vma->vm_start + off,
+				      vmalloc_to_pfn(rings->base + off), PAGE_SIZE,
+				      hdr ? vma->vm_page_prot : ro);
+		if (err)
+			return err;	/* the core zaps what was mapped */
+	}
+
+	/* Only now: a failed mmap must not call our close(). */
+	vma->vm_private_data = rings;
+	vma->vm_ops = &cycs_vm_ops;
+	cycs_vm_open(vma);
+	return 0;
+}
+
+/* ---- producer ---------------------------------------------------------- */
+
+/*
+ * Bytes the reader has not consumed, or U64_MAX when data_tail is outside
+ * [head - data_size, head]: a reader that writes nonsense gets a full ring.
+ */
+static u64 cycs_ring_used(struct cycs_rings *rings, struct cycs_ring *r)
+{
+	u64 tail = smp_load_acquire(&r->hdr->data_tail);
+	u64 used = r->head - tail;
+
+	return used > rings->data_size ? U64_MAX : used;
+}
+
+static void cycs_ring_copy(struct cycs_rings *rings, struct cycs_ring *r,
+			   const void *rec, u32 len)
+{
+	u64 off = r->head & (rings->data_size - 1);
+	u64 first = min_t(u64, len, rings->data_size - off);
+
+	memcpy(r->data + off, rec, first);
+	if (first < len)
+		memcpy(r->data, rec + first, len - first);
+	/* poll() reads the private head from another CPU */
+	WRITE_ONCE(r->head, r->head + len);
+}
+
+static void cycs_ring_publish(struct cycs_ring *r)
+{
+	WRITE_ONCE(r->hdr->lost, r->lost);
+	WRITE_ONCE(r->hdr->samples, r->samples);
+	/* Orders the record's bytes before the head that covers them. */
+	smp_store_release(&r->hdr->data_head, r->head);
+}
+
+static void cycs_ring_write_lost(struct cycs_ring *r, struct cycs_rings *rings, u64 now)
+{
+	struct cycsample_lost lost = {
+		.hdr.type = CYCSAMPLE_REC_LOST,
+		.hdr.size = sizeof(lost),
+		.time = now,
+		.lost = r->lost_pending,
+	};
+
+	cycs_ring_copy(rings, r, &lost, sizeof(lost));
+	r->lost_pending = 0;
+}
+
+/**
+ * cycs_ring_put - append one record to a CPU's ring
+ * @rings: the session's rings
+ * @r: the ring; the caller is its only producer right now
+ * @rec: the record
+ * @len: its size in bytes, a multiple of 8
+ * @now: timestamp for a LOST record written first
+ *
+ * A LOST record for earlier drops goes in front when both fit; when they do
+ * not, the record is dropped and counted, unread data is never overwritten.
+ * Safe in NMI: no locks, bounded work.
+ */
+enum cycs_put_result cycs_ring_put(struct cycs_rings *rings, struct cycs_ring *r,
+				   const void *rec, u32 len, u64 now)
+{
+	u64 need = len + (r->lost_pending ? sizeof(struct cycsample_lost) : 0);
+	u64 used = cycs_ring_used(rings, r);
+
+	if (used == U64_MAX || rings->data_size - used < need) {
+		r->lost_pending++;
+		r->lost++;
+		WRITE_ONCE(r->hdr->lost, r->lost);
+		return CYCS_PUT_LOST;
+	}
+
+	if (r->lost_pending)
+		cycs_ring_write_lost(r, rings, now);
+	cycs_ring_copy(rings, r, rec, len);
+	if (((const struct cycsample_record_header *)rec)->type == CYCSAMPLE_REC_SAMPLE)
+		r->samples++;
+	cycs_ring_publish(r);
+
+	/* One wakeup per wakeup_bytes written while that much is unread. */
+	if (used + need >= rings->wakeup_bytes &&
+	    r->head - r->wake_head >= rings->wakeup_bytes) {
+		r->wake_head = r->head;
+		return CYCS_PUT_WAKE;
+	}
+	return CYCS_PUT_OK;
+}
+
+/* Write a pending LOST record if it fits; for the end of a run. */
+void cycs_ring_flush_lost(struct cycs_rings *rings, struct cycs_ring *r, u64 now)
+{
+	u64 used;
+
+	if (!r->lost_pending)
+		return;
+	used = cycs_ring_used(rings, r);
+	if (used == U64_MAX || rings->data_size - used < sizeof(struct cycsample_lost))
+		return;
+	cycs_ring_write_lost(r, rings, now);
+	cycs_ring_publish(r);
+}
+
+/* Unread bytes of @r as the reader sees them (U64_MAX: bad tail). */
+u64 cycs_ring_unread(struct cycs_rings *rings, struct cycs_ring *r)
+{
+	u64 tail = smp_load_acquire(&r->hdr->data_tail);
+	u64 head = READ_ONCE(r->head);
+	u64 used = head - tail;
+
+	return used > rings->data_size ? U64_MAX : used;
+}

@@ -1,0 +1,506 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cycsample - sessions: configuration, start/stop, targets, permissions,
+ * and the end of a session when its target exits.
+ *
+ * A session is one open file.  Its states (enum cycsample_state):
+ *
+ *	OPEN -CONFIGURE-> CONFIGURED -START-> RUNNING -STOP-> STOPPED -START-> ...
+ *	                                        |
+ *	                                        +-target exits-> ENDED
+ *
+ * CONFIGURE may be repeated while the rings are not mapped and the session
+ * is not running; it replaces the configuration and the rings.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/fs.h>
+#include <linux/slab.h>
+#include <linux/pid.h>
+#include <linux/pid_namespace.h>
+#include <linux/cred.h>
+#include <linux/capability.h>
+#include <linux/security.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/poll.h>
+#include <linux/percpu.h>
+#include <linux/math64.h>
+
+#include "cycsample.h"
+#include "compat.h"
+
+/* How often a running session looks for its target's exit. */
+#define CYCS_EXIT_POLL		msecs_to_jiffies(50)
+
+static void cycs_wake_irq_work(struct irq_work *work)
+{
+	struct cycs_session *s = container_of(work, struct cycs_session, wake_work);
+
+	wake_up_interruptible_all(&s->wq);
+}
+
+/*
+ * May this opener see kernel addresses?  The /proc/kallsyms policy with the
+ * opener's credentials: CAP_SYSLOG, or the perf capabilities.
+ */
+static bool cycs_opener_sees_kernel(struct file *file)
+{
+	return file_ns_capable(file, &init_user_ns, CAP_SYSLOG) ||
+	       file_ns_capable(file, &init_user_ns, CAP_PERFMON) ||
+	       file_ns_capable(file, &init_user_ns, CAP_SYS_ADMIN);
+}
+
+static void cycs_exit_work(struct work_struct *work);
+
+/**
+ * cycs_session_create - a new session for an open of /dev/cycsample
+ * @file: the file being opened
+ * @privileged: the opener is perfmon_capable()
+ */
+struct cycs_session *cycs_session_create(struct file *file, bool privileged)
+{
+	struct cycs_session *s;
+
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return NULL;
+	s->stats = alloc_percpu(struct cycs_stats);
+	if (!s->stats)
+		goto out_free_session;
+	s->cpu_events = kcalloc(nr_cpu_ids, sizeof(*s->cpu_events), GFP_KERNEL);
+	if (!s->cpu_events)
+		goto out_free_stats;
+
+	mutex_init(&s->lock);
+	s->state = CYCSAMPLE_STATE_OPEN;
+	s->privileged = privileged;
+	s->kaddr_ok = cycs_opener_sees_kernel(file) && !security_locked_down(LOCKDOWN_PERF);
+	INIT_LIST_HEAD(&s->task_events);
+	INIT_HLIST_NODE(&s->cpuhp_node);
+	init_irq_work(&s->wake_work, cycs_wake_irq_work);
+	init_waitqueue_head(&s->wq);
+	INIT_DELAYED_WORK(&s->exit_work, cycs_exit_work);
+	return s;
+
+out_free_stats:
+	free_percpu(s->stats);
+out_free_session:
+	kfree(s);
+	return NULL;
+}
+
+/* Release counters and the target of a running session; s->lock held. */
+static void cycs_session_halt(struct cycs_session *s)
+{
+	cycs_counters_stop(s);
+	cycs_flush_lost(s);
+}
+
+static void cycs_put_target_task(struct cycs_session *s)
+{
+	if (s->target_task) {
+		put_task_struct(s->target_task);
+		s->target_task = NULL;
+	}
+}
+
+/**
+ * cycs_session_destroy - tear a session down at the last close
+ * @s: the session
+ *
+ * Counters first (no handler runs after that), then the exit work, then
+ * any wakeup still queued by a handler, then the memory.  The rings may
+ * outlive us if mapped: they hold their own reference.
+ */
+void cycs_session_destroy(struct cycs_session *s)
+{
+	mutex_lock(&s->lock);
+	if (s->state == CYCSAMPLE_STATE_RUNNING) {
+		cycs_session_halt(s);
+		s->state = CYCSAMPLE_STATE_STOPPED;
+	}
+	mutex_unlock(&s->lock);
+
+	cancel_delayed_work_sync(&s->exit_work);
+	irq_work_sync(&s->wake_work);
+
+	cycs_put_target_task(s);
+	put_pid(s->target_pid);
+	cycs_rings_put(s->rings);
+	kfree(s->cpu_events);
+	free_percpu(s->stats);
+	kfree(s);
+}
+
+/* ---- targets and permissions ------------------------------------------- */
+
+static enum pid_type cycs_pid_type(u32 target_type)
+{
+	return target_type == CYCSAMPLE_TARGET_PID ? PIDTYPE_TGID : PIDTYPE_PID;
+}
+
+/* The caller's credentials match the target's, every one of them. */
+static bool cycs_same_owner(struct task_struct *task)
+{
+	const struct cred *me = current_cred();
+	const struct cred *tc;
+	bool ok;
+
+	rcu_read_lock();
+	tc = __task_cred(task);
+	ok = uid_eq(me->uid, tc->uid) && uid_eq(me->euid, tc->euid) &&
+	     uid_eq(me->suid, tc->suid) && gid_eq(me->gid, tc->gid) &&
+	     gid_eq(me->egid, tc->egid) && gid_eq(me->sgid, tc->sgid);
+	rcu_read_unlock();
+	return ok;
+}
+
+/*
+ * The narrow unprivileged mode: only one's own, ordinary processes.  This
+ * is perf's ptrace-style check reduced to what a module can evaluate
+ * (ptrace_may_access() and the LSM hooks are not exported).
+ */
+static int cycs_may_profile(struct task_struct *task)
+{
+	if (task->flags & PF_KTHREAD)
+		return -EACCES;
+	if (task_active_pid_ns(task) != task_active_pid_ns(current))
+		return -EACCES;
+	if (!cycs_same_owner(task))
+		return -EACCES;
+	if (!cycs_task_dumpable(task))
+		return -EACCES;
+	return 0;
+}
+
+/* The target thread (TID) or the whole thread group (PID) has exited. */
+static bool cycs_target_gone(struct cycs_session *s, struct task_struct *task)
+{
+	if (s->cfg.target_type == CYCSAMPLE_TARGET_TID)
+		return (READ_ONCE(task->flags) & PF_EXITING) || READ_ONCE(task->exit_state);
+	/* signal_struct lives as long as our task reference */
+	return atomic_read(&task->signal->live) == 0;
+}
+
+/* Resolve and check the target at CONFIGURE; returns a pid reference. */
+static struct pid *cycs_find_target(struct cycs_session *s,
+				    const struct cycsample_config *cfg)
+{
+	struct task_struct *task;
+	struct pid *pid;
+	int err = 0;
+
+	if (cfg->target <= 0)
+		return ERR_PTR(-ESRCH);
+	pid = find_get_pid(cfg->target);	/* in the caller's namespace */
+	if (!pid)
+		return ERR_PTR(-ESRCH);
+	task = get_pid_task(pid, cycs_pid_type(cfg->target_type));
+	if (!task) {
+		err = -ESRCH;
+		goto out_put_pid;
+	}
+	if (!s->privileged)
+		err = cycs_may_profile(task);
+	put_task_struct(task);
+	if (!err)
+		return pid;
+out_put_pid:
+	put_pid(pid);
+	return ERR_PTR(err);
+}
+
+/* What an unprivileged session may ask for. */
+static int cycs_check_unprivileged(struct cycsample_config *cfg)
+{
+	unsigned long min_period = READ_ONCE(cycs_unpriv_min_period);
+
+	if (cfg->target_type == CYCSAMPLE_TARGET_CPUS)
+		return -EACCES;
+	if (cfg->flags & CYCSAMPLE_CFG_KERNEL_CHAIN)
+		return -EACCES;
+	cfg->flags |= CYCSAMPLE_CFG_USER_ONLY;
+
+	if (!min_period)
+		return 0;
+	if (cfg->flags & CYCSAMPLE_CFG_FREQ) {
+		/* the rate min_period cycles give at fallback_mhz */
+		u64 hz = div64_u64((u64)max(READ_ONCE(cycs_fallback_mhz), 1U) * 1000000,
+				   min_period);
+
+		return cfg->sample_period > hz ? -EINVAL : 0;
+	}
+	return cfg->sample_period < min_period ? -EINVAL : 0;
+}
+
+/* ---- ioctls ------------------------------------------------------------ */
+
+/**
+ * cycs_session_configure - accept a configuration and allocate its rings
+ * @s: the session
+ * @cfg: passed the ABI checks of device.c; defaults are filled in
+ */
+int cycs_session_configure(struct cycs_session *s, struct cycsample_config *cfg)
+{
+	struct cycs_rings *rings;
+	struct pid *pid = NULL;
+	int cpu, err;
+
+	if (!s->privileged) {
+		err = cycs_check_unprivileged(cfg);
+		if (err)
+			return err;
+	}
+	if ((cfg->flags & (CYCSAMPLE_CFG_KERNEL_CHAIN | CYCSAMPLE_CFG_REGS_USER)) &&
+	    security_locked_down(LOCKDOWN_PERF))
+		return -EPERM;
+
+	mutex_lock(&s->lock);
+	if (s->state == CYCSAMPLE_STATE_RUNNING || (s->rings && cycs_rings_mapped(s->rings))) {
+		err = -EBUSY;
+		goto out_unlock;
+	}
+	if (cfg->target_type != CYCSAMPLE_TARGET_CPUS) {
+		pid = cycs_find_target(s, cfg);
+		if (IS_ERR(pid)) {
+			err = PTR_ERR(pid);
+			goto out_unlock;
+		}
+	}
+	rings = cycs_rings_alloc(cfg->ring_pages, cfg->wakeup_bytes);
+	if (IS_ERR(rings)) {
+		err = PTR_ERR(rings);
+		goto out_put_pid;
+	}
+
+	cycs_rings_put(s->rings);
+	s->rings = rings;
+	put_pid(s->target_pid);
+	s->target_pid = pid;
+	s->cfg = *cfg;
+	s->cfg.size = sizeof(s->cfg);
+	if (security_locked_down(LOCKDOWN_PERF))
+		s->kaddr_ok = false;
+	for_each_possible_cpu(cpu)
+		memset(per_cpu_ptr(s->stats, cpu), 0, sizeof(struct cycs_stats));
+	s->event_kind = 0;
+	s->fallback_reason = CYCSAMPLE_FALLBACK_NONE;
+	s->fallback_errno = 0;
+	s->pmu_name[0] = '\0';
+	s->clock_period_ns = 0;
+	s->state = CYCSAMPLE_STATE_CONFIGURED;
+	mutex_unlock(&s->lock);
+	return 0;
+
+out_put_pid:
+	put_pid(pid);
+out_unlock:
+	mutex_unlock(&s->lock);
+	return err;
+}
+
+/* Take a reference on the live target for a START; ESRCH when it is gone. */
+static int cycs_get_target_task(struct cycs_session *s)
+{
+	struct task_struct *task;
+	int err;
+
+	task = get_pid_task(s->target_pid, cycs_pid_type(s->cfg.target_type));
+	if (!task)
+		return -ESRCH;
+	if (cycs_target_gone(s, task)) {
+		err = -ESRCH;
+		goto out_put_task;
+	}
+	/* it may have run a setuid program since CONFIGURE */
+	if (!s->privileged) {
+		err = cycs_may_profile(task);
+		if (err)
+			goto out_put_task;
+	}
+	s->target_task = task;
+	s->target_tgid = task->tgid;
+	s->exec_id = READ_ONCE(task->self_exec_id);
+	return 0;
+
+out_put_task:
+	put_task_struct(task);
+	return err;
+}
+
+int cycs_session_start(struct cycs_session *s)
+{
+	bool task_target;
+	int err;
+
+	mutex_lock(&s->lock);
+	switch (s->state) {
+	case CYCSAMPLE_STATE_OPEN:
+		err = -EINVAL;
+		goto out_unlock;
+	case CYCSAMPLE_STATE_RUNNING:
+		err = -EBUSY;
+		goto out_unlock;
+	case CYCSAMPLE_STATE_ENDED:
+		err = -ESRCH;
+		goto out_unlock;
+	}
+
+	task_target = s->cfg.target_type != CYCSAMPLE_TARGET_CPUS;
+	if (task_target) {
+		err = cycs_get_target_task(s);
+		if (err)
+			goto out_unlock;
+	}
+	err = cycs_counters_start(s);
+	if (err)
+		goto out_put_task;
+
+	WRITE_ONCE(s->state, CYCSAMPLE_STATE_RUNNING);
+	if (task_target)
+		mod_delayed_work(system_wq, &s->exit_work, CYCS_EXIT_POLL);
+	mutex_unlock(&s->lock);
+	return 0;
+
+out_put_task:
+	cycs_put_target_task(s);
+out_unlock:
+	mutex_unlock(&s->lock);
+	return err;
+}
+
+int cycs_session_stop(struct cycs_session *s)
+{
+	int err = 0;
+
+	mutex_lock(&s->lock);
+	if (s->state != CYCSAMPLE_STATE_RUNNING) {
+		err = -EINVAL;
+		goto out_unlock;
+	}
+	cycs_session_halt(s);
+	cycs_put_target_task(s);
+	WRITE_ONCE(s->state, CYCSAMPLE_STATE_STOPPED);
+	/* the exit work sees the state and does not re-arm */
+	wake_up_interruptible_all(&s->wq);
+out_unlock:
+	mutex_unlock(&s->lock);
+	return err;
+}
+
+/*
+ * Every ~50 ms while running: has the target exited?  Then release the
+ * counters, write the EXIT record (nothing can follow it now), and end the
+ * session.  Counters must go in process context, hence a work item rather
+ * than something in the handler or an exit hook.
+ */
+static void cycs_exit_work(struct work_struct *work)
+{
+	struct cycs_session *s = container_of(to_delayed_work(work), struct cycs_session,
+					      exit_work);
+
+	mutex_lock(&s->lock);
+	if (s->state != CYCSAMPLE_STATE_RUNNING || !s->target_task)
+		goto out_unlock;
+	if (!cycs_target_gone(s, s->target_task)) {
+		queue_delayed_work(system_wq, &s->exit_work, CYCS_EXIT_POLL);
+		goto out_unlock;
+	}
+	cycs_session_halt(s);
+	cycs_emit_exit(s);
+	cycs_put_target_task(s);
+	WRITE_ONCE(s->state, CYCSAMPLE_STATE_ENDED);
+	wake_up_interruptible_all(&s->wq);
+out_unlock:
+	mutex_unlock(&s->lock);
+}
+
+static void cycs_sum_stats(struct cycs_session *s, struct cycsample_info *info)
+{
+	int cpu, i;
+
+	for_each_possible_cpu(cpu) {
+		const struct cycs_stats *st = per_cpu_ptr(s->stats, cpu);
+		u64 count = READ_ONCE(st->cost_count);
+
+		info->samples += READ_ONCE(st->samples);
+		info->lost += READ_ONCE(st->lost);
+		info->throttled += READ_ONCE(st->throttled);
+		info->dropped_kernel += READ_ONCE(st->dropped_kernel);
+		info->dropped_other += READ_ONCE(st->dropped_other);
+		if (count) {
+			u64 min = READ_ONCE(st->cost_min);
+
+			if (!info->cost_count || min < info->cost_min_ns)
+				info->cost_min_ns = min;
+			info->cost_max_ns = max(info->cost_max_ns, READ_ONCE(st->cost_max));
+			info->cost_total_ns += READ_ONCE(st->cost_total);
+			info->cost_count += count;
+		}
+		for (i = 0; i < CYCSAMPLE_COST_BUCKETS; i++)
+			info->cost_hist[i] += READ_ONCE(st->cost_hist[i]);
+	}
+}
+
+/* Fill @info (zeroed by the caller) from the session. */
+void cycs_session_info(struct cycs_session *s, struct cycsample_info *info)
+{
+	info->size = sizeof(*info);
+	info->abi_version = CYCSAMPLE_ABI_VERSION;
+	strscpy(info->module_version, CYCSAMPLE_VERSION, sizeof(info->module_version));
+	info->page_size = PAGE_SIZE;
+
+	mutex_lock(&s->lock);
+	info->state = s->state;
+	if (s->state == CYCSAMPLE_STATE_OPEN)
+		goto out_unlock;
+
+	info->event = s->event_kind;
+	info->fallback_reason = s->fallback_reason;
+	info->fallback_errno = s->fallback_errno;
+	strscpy(info->pmu_name, s->pmu_name, sizeof(info->pmu_name));
+	info->sample_period = s->cfg.sample_period;
+	info->clock_period_ns = s->clock_period_ns;
+	info->config_flags = s->cfg.flags;
+	info->target_type = s->cfg.target_type;
+	info->target = s->cfg.target;
+	info->max_stack = s->cfg.max_stack;
+	info->nr_rings = s->rings->nr_rings;
+	info->mmap_size = s->rings->size;
+	info->ring_data_size = s->rings->data_size;
+	cycs_sum_stats(s, info);
+out_unlock:
+	mutex_unlock(&s->lock);
+}
+
+/*
+ * POLLIN when a ring holds wakeup_bytes unread (any unread byte once the
+ * session stopped or ended); POLLHUP once the session ended and every ring
+ * is drained.
+ */
+__poll_t cycs_session_poll(struct cycs_session *s)
+{
+	u64 unread, most = 0;
+	__poll_t mask = 0;
+	unsigned int i;
+	u32 state;
+
+	mutex_lock(&s->lock);
+	state = s->state;
+	if (!s->rings)
+		goto out_unlock;
+	for (i = 0; i < s->rings->nr_rings; i++) {
+		unread = cycs_ring_unread(s->rings, &s->rings->ring[i]);
+		most = max(most, unread);
+	}
+	if (state == CYCSAMPLE_STATE_ENDED)
+		mask = most ? EPOLLIN | EPOLLRDNORM : EPOLLHUP;
+	else if (most >= s->rings->wakeup_bytes ||
+		 (most && state == CYCSAMPLE_STATE_STOPPED))
+		mask = EPOLLIN | EPOLLRDNORM;
+out_unlock:
+	mutex_unlock(&s->lock);
+	return mask;
+}
