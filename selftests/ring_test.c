@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The rings under pressure: a full ring drops instead of overwriting, the
+ * drops are counted exactly (ring headers, INFO, LOST records), records wrap
+ * around the end of the data area intact, and a reader's nonsense data_tail
+ * makes the ring count as full instead of letting the module write anywhere.
+ */
+#include "kselftest_harness.h"
+
+#include "cycsample_test_lib.h"
+
+#define MAX_RINGS 64
+
+FIXTURE(ring) {
+	pid_t child;
+	struct cs_session s;
+	struct cs_recs recs;
+	__u64 lost_at_stop[MAX_RINGS], samples_at_stop[MAX_RINGS];
+};
+
+FIXTURE_SETUP(ring)
+{
+	self->child = -1;
+	self->s.fd = -1;
+}
+
+FIXTURE_TEARDOWN(ring)
+{
+	cs_kill(self->child);
+	cs_session_close(&self->s);
+	cs_recs_free(&self->recs);
+	cs_reset_sample_rate();
+}
+
+#define RING_BEGIN() do {							\
+	CS_REQUIRE_DEVICE();							\
+	CS_REQUIRE_ROOT();							\
+	cs_reset_sample_rate();							\
+} while (0)
+
+/*
+ * A session with the smallest rings on a busy child, run for @ms without
+ * reading, then stopped.  Leaves the per-ring counters at STOP in self.
+ */
+static void overflow_without_reading(struct __test_metadata *_metadata,
+				     FIXTURE_DATA(ring) *self, unsigned int ms)
+{
+	struct cycsample_config cfg;
+	unsigned int i;
+
+	self->child = cs_spawn_spinner();
+	ASSERT_LT(0, self->child);
+	cs_config_init(&cfg, CYCSAMPLE_TARGET_PID, self->child);
+	cfg.ring_pages = CYCSAMPLE_MIN_RING_PAGES;
+	cfg.flags = CYCSAMPLE_CFG_USER_CHAIN;		/* bigger records */
+	cfg.sample_period = CS_PERIOD / 4;
+	CS_ASSERT_SESSION(&self->s, &cfg);
+	ASSERT_GE(MAX_RINGS, self->s.info.nr_rings);
+	ASSERT_EQ(0, cs_start(self->s.fd));
+	cs_sleep_ms(ms);
+	ASSERT_EQ(0, cs_stop(self->s.fd));
+	ASSERT_EQ(0, cs_session_info(&self->s));
+	for (i = 0; i < self->s.info.nr_rings; i++) {
+		self->lost_at_stop[i] = cs_ring(&self->s, i)->lost;
+		self->samples_at_stop[i] = cs_ring(&self->s, i)->samples;
+	}
+}
+
+TEST_F_TIMEOUT(ring, full_ring_drops_and_keeps_unread_records, 60)
+{
+	__u64 sum_lost = 0, sum_samples = 0;
+	unsigned int i;
+	size_t r;
+
+	RING_BEGIN();
+	overflow_without_reading(_metadata, self, 1000);
+	for (i = 0; i < self->s.info.nr_rings; i++) {
+		sum_lost += self->lost_at_stop[i];
+		sum_samples += self->samples_at_stop[i];
+		if (self->lost_at_stop[i]) {
+			/* Nearly full: the dropped sample did not fit. */
+			EXPECT_GT(CYCSAMPLE_MAX_RECORD_SIZE,
+				  self->s.info.ring_data_size - cs_ring_unread(&self->s, i))
+				TH_LOG("ring %u dropped samples with room to spare", i);
+		}
+	}
+	ASSERT_LT(0, self->s.info.lost) TH_LOG("a %llu-byte ring never filled",
+					       (unsigned long long)self->s.info.ring_data_size);
+	EXPECT_EQ(self->s.info.lost, sum_lost);
+	EXPECT_EQ(self->s.info.samples, sum_samples);
+
+	cs_drain(&self->s, &self->recs);
+	CS_ASSERT_RECS_OK(&self->recs, &self->s.info);
+	/* Every written sample is still there, from position 0 on, in order. */
+	for (i = 0; i < self->s.info.nr_rings; i++) {
+		__u64 n = 0, lost = 0, expect_pos = 0;
+
+		for (r = 0; r < self->recs.n; r++) {
+			const struct cs_rec *rec = &self->recs.v[r];
+
+			if (rec->ring != i)
+				continue;
+			ASSERT_EQ(expect_pos, rec->pos);
+			expect_pos += cs_hdr(rec)->size;
+			if (cs_hdr(rec)->type == CYCSAMPLE_REC_SAMPLE)
+				n++;
+			else if (cs_hdr(rec)->type == CYCSAMPLE_REC_LOST)
+				lost += ((const struct cycsample_lost *)rec->buf)->lost;
+		}
+		EXPECT_EQ(self->samples_at_stop[i], n) TH_LOG("ring %u", i);
+		EXPECT_GE(self->lost_at_stop[i], lost) TH_LOG("ring %u", i);
+		EXPECT_EQ(expect_pos, cs_ring(&self->s, i)->data_head) TH_LOG("ring %u", i);
+	}
+}
+
+/* Drops on ring @i not yet reported by a LOST record among recs[0, n). */
+static __u64 unreported(FIXTURE_DATA(ring) *self, unsigned int i, size_t n)
+{
+	__u64 reported = 0;
+	size_t r;
+
+	for (r = 0; r < n; r++)
+		if (self->recs.v[r].ring == i && cs_hdr(&self->recs.v[r])->type == CYCSAMPLE_REC_LOST)
+			reported += ((const struct cycsample_lost *)self->recs.v[r].buf)->lost;
+	return self->lost_at_stop[i] - reported;
+}
+
+TEST_F_TIMEOUT(ring, lost_record_carries_the_drop_count_once_space_returns, 60)
+{
+	unsigned int i, checked = 0;
+	size_t first_new, r;
+	__u64 lost_records[MAX_RINGS] = { 0 }, pending;
+
+	RING_BEGIN();
+	overflow_without_reading(_metadata, self, 1000);
+	ASSERT_LT(0, self->s.info.lost);
+	cs_drain(&self->s, &self->recs);
+	first_new = self->recs.n;
+
+	/* Space is back: the next record of each such ring is a LOST record. */
+	ASSERT_EQ(0, cs_start(self->s.fd));
+	cs_collect_for(&self->s, 500, &self->recs);
+	ASSERT_EQ(0, cs_stop(self->s.fd));
+	cs_drain(&self->s, &self->recs);
+	ASSERT_EQ(0, cs_session_info(&self->s));
+	CS_ASSERT_RECS_OK(&self->recs, &self->s.info);
+
+	for (i = 0; i < self->s.info.nr_rings; i++) {
+		for (r = first_new; r < self->recs.n; r++)
+			if (self->recs.v[r].ring == i)
+				break;
+		pending = unreported(self, i, first_new);
+		if (r == self->recs.n || !pending)
+			continue;
+		checked++;
+		ASSERT_EQ(CYCSAMPLE_REC_LOST, cs_hdr(&self->recs.v[r])->type) TH_LOG("ring %u", i);
+		EXPECT_EQ(pending, ((const struct cycsample_lost *)self->recs.v[r].buf)->lost)
+			TH_LOG("ring %u", i);
+	}
+	ASSERT_LT(0, checked) TH_LOG("no ring with drops got new records");
+
+	/* LOST records never report more than the ring header counted. */
+	for (r = 0; r < self->recs.n; r++)
+		if (cs_hdr(&self->recs.v[r])->type == CYCSAMPLE_REC_LOST)
+			lost_records[self->recs.v[r].ring] +=
+				((const struct cycsample_lost *)self->recs.v[r].buf)->lost;
+	for (i = 0; i < self->s.info.nr_rings; i++) {
+		EXPECT_GE(cs_ring(&self->s, i)->lost, lost_records[i]) TH_LOG("ring %u", i);
+	}
+}
+
+TEST_F_TIMEOUT(ring, counters_agree_between_headers_info_and_records, 60)
+{
+	__u64 sum_lost = 0, sum_samples = 0;
+	struct cs_counts c;
+	unsigned int i;
+
+	RING_BEGIN();
+	overflow_without_reading(_metadata, self, 700);
+	cs_drain(&self->s, &self->recs);
+	ASSERT_EQ(0, cs_start(self->s.fd));
+	cs_collect_for(&self->s, 700, &self->recs);
+	ASSERT_EQ(0, cs_stop(self->s.fd));
+	cs_drain(&self->s, &self->recs);
+	ASSERT_EQ(0, cs_session_info(&self->s));
+	CS_ASSERT_RECS_OK(&self->recs, &self->s.info);
+	cs_count(&self->recs, &c);
+	for (i = 0; i < self->s.info.nr_rings; i++) {
+		sum_lost += cs_ring(&self->s, i)->lost;
+		sum_samples += cs_ring(&self->s, i)->samples;
+	}
+	EXPECT_EQ(c.samples, self->s.info.samples);
+	EXPECT_EQ(self->s.info.samples, sum_samples);
+	EXPECT_EQ(self->s.info.lost, sum_lost);
+	ASSERT_LT(0, c.lost_records);
+	EXPECT_GE(self->s.info.lost, c.lost);
+}
+
+TEST_F_TIMEOUT(ring, records_wrap_around_the_end_intact, 60)
+{
+	struct cycsample_config cfg;
+	unsigned long straddling = 0;
+	__u64 max_head = 0;
+	unsigned int i;
+	size_t r;
+
+	RING_BEGIN();
+	self->child = cs_spawn_spinner();
+	ASSERT_LT(0, self->child);
+	cs_config_init(&cfg, CYCSAMPLE_TARGET_PID, self->child);
+	cfg.ring_pages = CYCSAMPLE_MIN_RING_PAGES;
+	cfg.flags = CYCSAMPLE_CFG_USER_CHAIN;
+	cfg.wakeup_bytes = 512;
+	CS_ASSERT_SESSION(&self->s, &cfg);
+	ASSERT_EQ(0, cs_start(self->s.fd));
+	cs_collect_for(&self->s, 1500, &self->recs);
+	ASSERT_EQ(0, cs_stop(self->s.fd));
+	cs_drain(&self->s, &self->recs);
+	CS_ASSERT_RECS_OK(&self->recs, &self->s.info);
+	for (i = 0; i < self->s.info.nr_rings; i++)
+		if (cs_ring(&self->s, i)->data_head > max_head)
+			max_head = cs_ring(&self->s, i)->data_head;
+	ASSERT_LT(2 * self->s.info.ring_data_size, max_head) TH_LOG("no ring wrapped twice");
+	for (r = 0; r < self->recs.n; r++) {
+		const struct cs_rec *rec = &self->recs.v[r];
+		__u64 off = rec->pos & (self->s.info.ring_data_size - 1);
+
+		straddling += off + cs_hdr(rec)->size > self->s.info.ring_data_size;
+	}
+	EXPECT_LT(0, straddling) TH_LOG("no record crossed the end of the data area");
+}
+
+TEST_F_TIMEOUT(ring, nonsense_data_tail_makes_the_ring_full, 60)
+{
+	struct cycsample_config cfg;
+	__u64 heads[MAX_RINGS];
+	unsigned int i;
+	struct cs_counts c;
+
+	RING_BEGIN();
+	self->child = cs_spawn_spinner();
+	ASSERT_LT(0, self->child);
+	cs_config_init(&cfg, CYCSAMPLE_TARGET_PID, self->child);
+	cfg.ring_pages = 8;
+	CS_ASSERT_SESSION(&self->s, &cfg);
+	ASSERT_GE(MAX_RINGS, self->s.info.nr_rings);
+	for (i = 0; i < self->s.info.nr_rings; i++) {
+		struct cycsample_ring_header *h = cs_ring(&self->s, i);
+
+		heads[i] = h->data_head;
+		/* Ahead of head, or far behind it: both outside [head - size, head]. */
+		h->data_tail = i % 2 ? heads[i] + 8 : heads[i] - 2 * self->s.info.ring_data_size;
+	}
+	ASSERT_EQ(0, cs_start(self->s.fd));
+	cs_sleep_ms(500);
+	ASSERT_EQ(0, cs_stop(self->s.fd));
+	ASSERT_EQ(0, cs_session_info(&self->s));
+	for (i = 0; i < self->s.info.nr_rings; i++) {
+		EXPECT_EQ(heads[i], cs_ring(&self->s, i)->data_head) TH_LOG("ring %u written", i);
+	}
+	EXPECT_EQ(0, self->s.info.samples);
+	EXPECT_LT(0, self->s.info.lost);
+
+	/* A sane tail again: records flow, starting with the LOST count. */
+	for (i = 0; i < self->s.info.nr_rings; i++)
+		cs_ring(&self->s, i)->data_tail = heads[i];
+	ASSERT_EQ(0, cs_start(self->s.fd));
+	cs_collect_for(&self->s, 500, &self->recs);
+	ASSERT_EQ(0, cs_stop(self->s.fd));
+	cs_drain(&self->s, &self->recs);
+	ASSERT_EQ(0, cs_session_info(&self->s));
+	CS_ASSERT_RECS_OK(&self->recs, &self->s.info);
+	cs_count(&self->recs, &c);
+	EXPECT_LT(0, c.samples);
+	EXPECT_LT(0, c.lost_records);
+}
+
+TEST_HARNESS_MAIN
