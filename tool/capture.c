@@ -1,0 +1,801 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * capture.c - write and read capture files (format in capture.h).
+ *
+ * The reader treats the file as hostile: every length is checked against
+ * what is left before it is used, every index against its table, records go
+ * through the same validation as the live rings, and any inconsistency ends
+ * the read with a message naming the section and offset.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "capture.h"
+
+#define CAP_HEADER_SIZE		32
+#define CAP_BOM			0x01020304U
+#define CAP_MAX_FILE		(8ULL << 30)
+#define CAP_MAX_STR		(1U << 20)
+
+/* ---- writing ------------------------------------------------------------ */
+
+static void put_u8(struct sbuf *sb, u8 v)
+{
+	sbuf_add(sb, &v, 1);
+}
+
+static void put_u16(struct sbuf *sb, u16 v)
+{
+	sbuf_add(sb, &v, 2);
+}
+
+static void put_u32(struct sbuf *sb, u32 v)
+{
+	sbuf_add(sb, &v, 4);
+}
+
+static void put_u64(struct sbuf *sb, u64 v)
+{
+	sbuf_add(sb, &v, 8);
+}
+
+static void put_str(struct sbuf *sb, const char *s)
+{
+	u32 len = s ? strlen(s) : 0;
+
+	put_u32(sb, len);
+	sbuf_add(sb, s ? s : "", len);
+}
+
+static void section(struct sbuf *file, u32 type, const struct sbuf *payload, u32 *nr)
+{
+	static const u8 zeros[8];
+
+	put_u32(file, type);
+	put_u32(file, 0);
+	put_u64(file, payload->len);
+	sbuf_add(file, payload->buf ? payload->buf : "", payload->len);
+	sbuf_add(file, zeros, ALIGN8(payload->len) - payload->len);
+	(*nr)++;
+}
+
+static void meta_line(struct sbuf *sb, const char *key, const char *fmt, ...)
+{
+	size_t start;
+	va_list ap;
+
+	sbuf_printf(sb, "%s=", key);
+	start = sb->len;
+	va_start(ap, fmt);
+	sbuf_vprintf(sb, fmt, ap);
+	va_end(ap);
+	/* one line per key: values never contain a newline */
+	for (; start < sb->len; start++)
+		if (sb->buf[start] == '\n' || sb->buf[start] == '\r')
+			sb->buf[start] = ' ';
+	sbuf_addch(sb, '\n');
+}
+
+static void write_meta(struct sbuf *sb, const struct prof_meta *m)
+{
+	meta_line(sb, "tool_version", "%s", m->tool_version ? m->tool_version : "");
+	meta_line(sb, "kernel_release", "%s", m->kernel_release ? m->kernel_release : "");
+	meta_line(sb, "machine", "%s", m->machine ? m->machine : "");
+	meta_line(sb, "hostname", "%s", m->hostname ? m->hostname : "");
+	if (m->command)
+		meta_line(sb, "command", "%s", m->command);
+	meta_line(sb, "pmu_name", "%.32s", m->pmu_name);
+	meta_line(sb, "event", "%u", m->event);
+	meta_line(sb, "fallback_reason", "%u", m->fallback_reason);
+	meta_line(sb, "fallback_errno", "%d", m->fallback_errno);
+	meta_line(sb, "config_flags", "%u", m->config_flags);
+	meta_line(sb, "target_type", "%u", m->target_type);
+	meta_line(sb, "target", "%d", m->target);
+	meta_line(sb, "sample_period", "%llu", m->sample_period);
+	meta_line(sb, "clock_period_ns", "%llu", m->clock_period_ns);
+	meta_line(sb, "start_time", "%llu", m->start_time);
+	meta_line(sb, "duration_ns", "%llu", m->duration_ns);
+	meta_line(sb, "samples", "%llu", m->samples);
+	meta_line(sb, "lost", "%llu", m->lost);
+	meta_line(sb, "throttled", "%llu", m->throttled);
+	meta_line(sb, "dropped_kernel", "%llu", m->dropped_kernel);
+	meta_line(sb, "dropped_other", "%llu", m->dropped_other);
+	meta_line(sb, "cost_count", "%llu", m->cost_count);
+	meta_line(sb, "cost_total_ns", "%llu", m->cost_total_ns);
+	meta_line(sb, "cost_max_ns", "%llu", m->cost_max_ns);
+	meta_line(sb, "cmd_status", "%d", m->cmd_status);
+	meta_line(sb, "ksyms_hidden", "%d", m->ksyms_hidden);
+	if (m->ksyms_note)
+		meta_line(sb, "ksyms_note", "%s", m->ksyms_note);
+}
+
+static void write_records(struct sbuf *sb, const struct profile *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nr_ev; i++) {
+		const struct cycsample_record_header *h = prof_rec(p, &p->ev[i]);
+
+		sbuf_add(sb, h, h->size);
+	}
+}
+
+static void write_comms(struct sbuf *sb, const struct profile *p)
+{
+	const struct u64map *m = &p->comm_index;
+	size_t i;
+
+	for (i = 0; i < m->cap; i++) {
+		if (!m->used[i])
+			continue;
+		put_u32(sb, m->keys[i]);
+		put_str(sb, strtab_str(&p->comms, m->vals[i]));
+	}
+}
+
+static u32 dso_index(const struct maps *ms, const struct dso *d)
+{
+	u32 i;
+
+	for (i = 0; d && i < ms->nr_dsos; i++)
+		if (ms->dsos[i] == d)
+			return i;
+	return UINT32_MAX;
+}
+
+/* Mark the symbols the samples hit: hits[dso][sym] */
+static u8 **hit_symbols(const struct report *rep, const struct maps *ms)
+{
+	u8 **hits = xcalloc(ms->nr_dsos ? ms->nr_dsos : 1, sizeof(*hits));
+	u32 i, di;
+
+	for (i = 0; i < rep->r->nr_fis; i++) {
+		const struct frame_info *fi = &rep->r->fis[i];
+
+		if (!fi->d || !fi->sym || (fi->flags & FI_KERNEL))
+			continue;
+		di = dso_index(ms, fi->d);
+		if (di == UINT32_MAX)
+			continue;
+		if (!hits[di])
+			hits[di] = xcalloc(fi->d->nr_syms ? fi->d->nr_syms : 1, 1);
+		hits[di][fi->sym - fi->d->syms] = 1;
+	}
+	return hits;
+}
+
+static void write_dsos(struct sbuf *sb, const struct report *rep, const struct maps *ms)
+{
+	u8 **hits = hit_symbols(rep, ms);
+	u32 i, j, n;
+
+	for (i = 0; i < ms->nr_dsos; i++) {
+		struct dso *d = ms->dsos[i];
+
+		put_str(sb, d->path);
+		put_u32(sb, d->build_id_len);
+		sbuf_add(sb, d->build_id, d->build_id_len);
+		put_u16(sb, d->e_type);
+		put_u16(sb, d->e_machine);
+		put_u32(sb, d->symsrc);
+		put_u32(sb, d->nr_segs);
+		for (j = 0; j < d->nr_segs; j++) {
+			put_u64(sb, d->segs[j].vaddr);
+			put_u64(sb, d->segs[j].memsz);
+			put_u64(sb, d->segs[j].offset);
+			put_u64(sb, d->segs[j].filesz);
+			put_u32(sb, d->segs[j].flags);
+		}
+		for (j = 0, n = 0; hits[i] && j < d->nr_syms; j++)
+			n += hits[i][j];
+		put_u32(sb, n);
+		for (j = 0; hits[i] && j < d->nr_syms; j++) {
+			struct dso_sym *s = &d->syms[j];
+
+			if (!hits[i][j])
+				continue;
+			res_prologue(d, s);
+			put_u64(sb, s->start);
+			put_u64(sb, s->end);
+			put_u32(sb, (u32)s->fs_off);
+			put_str(sb, dso_sym_name(d, s));
+		}
+		free(hits[i]);
+	}
+	free(hits);
+}
+
+static void write_maps(struct sbuf *sb, const struct maps *ms)
+{
+	u32 i;
+
+	for (i = 0; i < ms->nr_all; i++) {
+		const struct map *m = ms->all[i];
+
+		put_u32(sb, m->pid);
+		put_u32(sb, m->kind);
+		put_u64(sb, m->gen_time);
+		put_u64(sb, m->start);
+		put_u64(sb, m->end);
+		put_u64(sb, m->pgoff);
+		put_u32(sb, m->prot);
+		put_u32(sb, dso_index(ms, m->dso));
+		put_u8(sb, m->deleted);
+		put_str(sb, m->path);
+	}
+}
+
+static void write_ksyms(struct sbuf *sb, const struct report *rep)
+{
+	const struct resolver *r = rep->r;
+	const struct kallsyms *k = &r->ksyms;
+	struct u64map seen = { 0 };
+	size_t i;
+
+	put_u32(sb, k->hidden);
+	for (i = 0; i < r->kcache.cap; i++) {
+		const struct ksym *s;
+
+		if (!r->kcache.used[i] || !(s = ksyms_find(k, r->kcache.keys[i])))
+			continue;
+		if (u64map_get(&seen, s->start, NULL))
+			continue;
+		u64map_put(&seen, s->start, 1);
+		put_u64(sb, s->start);
+		put_u64(sb, s->end);
+		put_u8(sb, s->type);
+		put_str(sb, ksym_name(k, s));
+		put_str(sb, k->names + s->module);
+	}
+	u64map_free(&seen);
+}
+
+static void write_jit(struct sbuf *sb, const struct resolver *r)
+{
+	u32 i, j;
+
+	for (i = 0; i < r->nr_jits; i++) {
+		const struct jitmap *jm = r->jits[i];
+
+		for (j = 0; j < jm->nr; j++) {
+			put_u32(sb, jm->pid);
+			put_u64(sb, jm->syms[j].start);
+			put_u64(sb, jm->syms[j].end);
+			put_str(sb, jitsym_name(jm, &jm->syms[j]));
+		}
+	}
+}
+
+int capture_write(const char *path, const struct report *rep, const struct maps *ms)
+{
+	struct sbuf file = { 0 }, sec = { 0 };
+	char *tmp = xasprintf("%s.tmp", path);
+	u32 nr = 0, end_off;
+	FILE *f;
+	int ret = 0;
+
+	sbuf_add(&file, CAP_MAGIC, 8);
+	put_u32(&file, CAP_VERSION);
+	put_u32(&file, CAP_HEADER_SIZE);
+	put_u32(&file, CAP_BOM);
+	put_u32(&file, 0);
+	put_u64(&file, 0);
+
+	write_meta(&sec, &rep->p->meta);
+	section(&file, CAP_META, &sec, &nr);
+	sbuf_reset(&sec);
+	write_records(&sec, rep->p);
+	section(&file, CAP_RECORDS, &sec, &nr);
+	sbuf_reset(&sec);
+	write_comms(&sec, rep->p);
+	section(&file, CAP_COMMS, &sec, &nr);
+	sbuf_reset(&sec);
+	write_dsos(&sec, rep, ms);
+	section(&file, CAP_DSOS, &sec, &nr);
+	sbuf_reset(&sec);
+	write_maps(&sec, ms);
+	section(&file, CAP_MAPS, &sec, &nr);
+	sbuf_reset(&sec);
+	write_ksyms(&sec, rep);
+	section(&file, CAP_KSYMS, &sec, &nr);
+	sbuf_reset(&sec);
+	write_jit(&sec, rep->r);
+	section(&file, CAP_JIT, &sec, &nr);
+	sbuf_reset(&sec);
+	end_off = file.len;
+	put_u64(&sec, nr);
+	put_u64(&sec, end_off);
+	section(&file, CAP_END, &sec, &nr);
+
+	f = fopen(tmp, "w");
+	if (!f) {
+		ret = -errno;
+		goto out;
+	}
+	if (fwrite(file.buf, 1, file.len, f) != file.len)
+		ret = -EIO;
+	if (fclose(f) && !ret)
+		ret = -errno;
+	if (!ret && rename(tmp, path))
+		ret = -errno;
+	if (ret)
+		unlink(tmp);
+out:
+	free(tmp);
+	sbuf_free(&file);
+	sbuf_free(&sec);
+	return ret;
+}
+
+/* ---- reading ------------------------------------------------------------ */
+
+struct cursor {
+	const u8 *p;
+	size_t len;
+	size_t pos;
+	bool bad;
+};
+
+static bool need(struct cursor *c, size_t n)
+{
+	if (c->bad || c->len - c->pos < n) {
+		c->bad = true;
+		return false;
+	}
+	return true;
+}
+
+static u64 get_n(struct cursor *c, size_t n)
+{
+	u64 v = 0;
+
+	if (!need(c, n))
+		return 0;
+	memcpy(&v, c->p + c->pos, n);	/* little-endian host assumed (checked by BOM) */
+	c->pos += n;
+	return v;
+}
+
+#define get_u8(c)	((u8)get_n(c, 1))
+#define get_u16(c)	((u16)get_n(c, 2))
+#define get_u32(c)	((u32)get_n(c, 4))
+#define get_u64(c)	(get_n(c, 8))
+
+/* A NUL-terminated copy; NULL (and c->bad) on a bad length. */
+static char *get_str(struct cursor *c)
+{
+	u32 len = get_u32(c);
+	char *s;
+
+	if (len > CAP_MAX_STR || !need(c, len)) {
+		c->bad = true;
+		return NULL;
+	}
+	s = xstrndup((const char *)c->p + c->pos, len);
+	c->pos += len;
+	if (strlen(s) != len) {
+		/* embedded NUL: not something we wrote */
+		free(s);
+		c->bad = true;
+		return NULL;
+	}
+	return s;
+}
+
+static int fail(char *err, size_t len, const char *fmt, ...) __printf(3, 4);
+
+static int fail(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static bool meta_u64(const char *val, u64 *out)
+{
+	return parse_u64(val, 10, out);
+}
+
+static bool meta_int(const char *val, int *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(val, &end, 10);
+	if (errno || *end || end == val || v < INT32_MIN || v > INT32_MAX)
+		return false;
+	*out = v;
+	return true;
+}
+
+static void meta_set(struct prof_meta *m, const char *key, const char *val)
+{
+	static const struct { const char *key; size_t off; } u64s[] = {
+		{ "sample_period", offsetof(struct prof_meta, sample_period) },
+		{ "clock_period_ns", offsetof(struct prof_meta, clock_period_ns) },
+		{ "start_time", offsetof(struct prof_meta, start_time) },
+		{ "duration_ns", offsetof(struct prof_meta, duration_ns) },
+		{ "samples", offsetof(struct prof_meta, samples) },
+		{ "lost", offsetof(struct prof_meta, lost) },
+		{ "throttled", offsetof(struct prof_meta, throttled) },
+		{ "dropped_kernel", offsetof(struct prof_meta, dropped_kernel) },
+		{ "dropped_other", offsetof(struct prof_meta, dropped_other) },
+		{ "cost_count", offsetof(struct prof_meta, cost_count) },
+		{ "cost_total_ns", offsetof(struct prof_meta, cost_total_ns) },
+		{ "cost_max_ns", offsetof(struct prof_meta, cost_max_ns) },
+	};
+	static const struct { const char *key; size_t off; } u32s[] = {
+		{ "event", offsetof(struct prof_meta, event) },
+		{ "fallback_reason", offsetof(struct prof_meta, fallback_reason) },
+		{ "config_flags", offsetof(struct prof_meta, config_flags) },
+		{ "target_type", offsetof(struct prof_meta, target_type) },
+	};
+	static const struct { const char *key; size_t off; } strs[] = {
+		{ "tool_version", offsetof(struct prof_meta, tool_version) },
+		{ "kernel_release", offsetof(struct prof_meta, kernel_release) },
+		{ "machine", offsetof(struct prof_meta, machine) },
+		{ "hostname", offsetof(struct prof_meta, hostname) },
+		{ "command", offsetof(struct prof_meta, command) },
+		{ "ksyms_note", offsetof(struct prof_meta, ksyms_note) },
+	};
+	u64 v;
+	int iv;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(u64s); i++)
+		if (!strcmp(key, u64s[i].key) && meta_u64(val, &v))
+			*(u64 *)((char *)m + u64s[i].off) = v;
+	for (i = 0; i < ARRAY_SIZE(u32s); i++)
+		if (!strcmp(key, u32s[i].key) && meta_u64(val, &v) && v <= UINT32_MAX)
+			*(u32 *)((char *)m + u32s[i].off) = v;
+	for (i = 0; i < ARRAY_SIZE(strs); i++) {
+		char **dst = (char **)((char *)m + strs[i].off);
+
+		if (!strcmp(key, strs[i].key)) {
+			free(*dst);
+			*dst = xstrdup(val);
+		}
+	}
+	if (!strcmp(key, "pmu_name"))
+		strncpy(m->pmu_name, val, sizeof(m->pmu_name) - 1);
+	else if (!strcmp(key, "target") && meta_int(val, &iv))
+		m->target = iv;
+	else if (!strcmp(key, "fallback_errno") && meta_int(val, &iv))
+		m->fallback_errno = iv;
+	else if (!strcmp(key, "cmd_status") && meta_int(val, &iv))
+		m->cmd_status = iv;
+	else if (!strcmp(key, "ksyms_hidden") && meta_int(val, &iv))
+		m->ksyms_hidden = iv;
+}
+
+static int read_meta(const u8 *data, size_t len, struct prof_meta *m, char *err, size_t errlen)
+{
+	char *text = xstrndup((const char *)data, len), *line, *next, *eq;
+
+	if (strlen(text) != len) {
+		free(text);
+		return fail(err, errlen, "META section contains a NUL byte");
+	}
+	for (line = text; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		eq = strchr(line, '=');
+		if (!eq) {
+			free(text);
+			return fail(err, errlen, "META line without '='");
+		}
+		*eq = '\0';
+		meta_set(m, line, eq + 1);
+	}
+	free(text);
+	return 0;
+}
+
+static int read_records(const u8 *data, size_t len, size_t file_off, struct profile *p,
+			char *err, size_t errlen)
+{
+	size_t pos = 0;
+	const char *why;
+	u32 size;
+
+	while (pos < len) {
+		if (prof_add_record(p, data + pos, len - pos, 0, &size, &why) == REC_CORRUPT)
+			return fail(err, errlen, "corrupt record at offset %zu: %s",
+				    file_off + pos, why);
+		pos += size;
+	}
+	return 0;
+}
+
+static int read_comms(struct cursor *c, struct profile *p)
+{
+	while (c->pos < c->len && !c->bad) {
+		u32 pid = get_u32(c);
+		char *comm = get_str(c);
+
+		if (comm)
+			prof_set_comm(p, pid, comm);
+		free(comm);
+	}
+	return c->bad ? -1 : 0;
+}
+
+static bool same_build_id(const struct dso *d, const u8 *id, u32 len)
+{
+	return len && d->build_id_len == len && !memcmp(d->build_id, id, len);
+}
+
+/* Prefer the real file when it is provably the recorded one. */
+static struct dso *real_file(const char *path, const u8 *id, u32 id_len, const char *symfs)
+{
+	char *full = symfs ? xasprintf("%s%s", symfs, path) : xstrdup(path);
+	const char *why;
+	struct dso *d = NULL;
+
+	if (path[0] == '/' && (id_len || symfs))
+		d = dso_open_path(full, &why);
+	if (d && id_len && !same_build_id(d, id, id_len)) {
+		pr_debug("%s: build-id differs from the capture, using stored symbols", full);
+		dso_free(d);
+		d = NULL;
+	}
+	free(full);
+	return d;
+}
+
+static int read_one_dso(struct cursor *c, struct maps *ms, const char *symfs)
+{
+	u8 id[DSO_BUILD_ID_MAX];
+	u32 id_len, nr, i;
+	struct dso *d, *real;
+	char *path;
+
+	path = get_str(c);
+	id_len = get_u32(c);
+	if (!path || id_len > DSO_BUILD_ID_MAX || !need(c, id_len)) {
+		free(path);
+		return -1;
+	}
+	memcpy(id, c->p + c->pos, id_len);
+	c->pos += id_len;
+	d = dso_new_embedded(path);
+	d->build_id_len = id_len;
+	memcpy(d->build_id, id, id_len);
+	d->e_type = get_u16(c);
+	d->e_machine = get_u16(c);
+	(void)get_u32(c);	/* symbol source at record time: informational */
+	nr = get_u32(c);
+	for (i = 0; i < nr && !c->bad; i++) {
+		struct dso_seg g;
+
+		if (!need(c, 36))
+			break;
+		g.vaddr = get_u64(c);
+		g.memsz = get_u64(c);
+		g.offset = get_u64(c);
+		g.filesz = get_u64(c);
+		g.flags = get_u32(c);
+		dso_add_seg(d, &g);
+	}
+	nr = get_u32(c);
+	for (i = 0; i < nr && !c->bad; i++) {
+		u64 start = get_u64(c), end = get_u64(c);
+		s32 fs_off = (s32)get_u32(c);
+		char *name = get_str(c);
+
+		if (!name)
+			break;
+		if (fs_off < FS_OFF_UNKNOWN || fs_off > 4 * 64)
+			fs_off = FS_OFF_UNKNOWN;
+		dso_add_sym(d, start, end, name, fs_off);
+		free(name);
+	}
+	dso_sort_syms(d);
+	real = c->bad ? NULL : real_file(path, id, id_len, symfs);
+	free(path);
+	if (real) {
+		dso_free(d);
+		d = real;
+	}
+	VEC_GROW(ms->dsos, ms->nr_dsos, ms->alloc_dsos);
+	ms->dsos[ms->nr_dsos++] = d;
+	return c->bad ? -1 : 0;
+}
+
+static int read_maps(struct cursor *c, struct maps *ms, u32 first_dso)
+{
+	while (c->pos < c->len && !c->bad) {
+		struct map m = { 0 };
+		u32 di;
+
+		m.pid = get_u32(c);
+		m.kind = get_u32(c);
+		m.gen_time = get_u64(c);
+		m.start = get_u64(c);
+		m.end = get_u64(c);
+		m.pgoff = get_u64(c);
+		m.prot = get_u32(c);
+		di = get_u32(c);
+		m.deleted = get_u8(c);
+		m.path = get_str(c);
+		if (c->bad || m.start >= m.end || m.kind > MAP_SPECIAL ||
+		    (di != UINT32_MAX && di >= ms->nr_dsos - first_dso)) {
+			free(m.path);
+			return -1;
+		}
+		if (di != UINT32_MAX) {
+			m.dso = ms->dsos[first_dso + di];
+			m.build_id_len = m.dso->build_id_len;
+			memcpy(m.build_id, m.dso->build_id, m.build_id_len);
+		}
+		maps_add(ms, &m);
+		free(m.path);
+	}
+	return c->bad ? -1 : 0;
+}
+
+static int read_ksyms(struct cursor *c, struct resolver *r)
+{
+	struct kallsyms *k = &r->ksyms;
+
+	k->hidden = get_u32(c) != 0;
+	while (c->pos < c->len && !c->bad) {
+		u64 start = get_u64(c), end = get_u64(c);
+		char type = get_u8(c), *name = get_str(c), *mod = get_str(c);
+
+		if (name && mod && start < end)
+			ksyms_add(k, start, end, type, name, *mod ? mod : NULL);
+		free(name);
+		free(mod);
+	}
+	ksyms_finish(k);
+	r->ksyms_ready = true;
+	return c->bad ? -1 : 0;
+}
+
+static int read_jit(struct cursor *c, struct resolver *r)
+{
+	u32 i;
+
+	while (c->pos < c->len && !c->bad) {
+		u32 pid = get_u32(c);
+		u64 start = get_u64(c), end = get_u64(c);
+		char *name = get_str(c);
+
+		if (name && start < end)
+			jitmap_add(res_jitmap(r, pid, true), start, end, name);
+		free(name);
+	}
+	for (i = 0; i < r->nr_jits; i++)
+		jitmap_finish(r->jits[i]);
+	return c->bad ? -1 : 0;
+}
+
+static const char *section_name(u32 type)
+{
+	switch (type) {
+	case CAP_META:
+		return "META";
+	case CAP_RECORDS:
+		return "RECORDS";
+	case CAP_COMMS:
+		return "COMMS";
+	case CAP_DSOS:
+		return "DSOS";
+	case CAP_MAPS:
+		return "MAPS";
+	case CAP_KSYMS:
+		return "KSYMS";
+	case CAP_JIT:
+		return "JIT";
+	default:
+		return "unknown";
+	}
+}
+
+int capture_read_mem(const void *data, size_t size, struct profile *p, struct maps *ms,
+		     struct resolver *r, const char *symfs, char *err, size_t errlen)
+{
+	const u8 *base = data;
+	size_t pos = CAP_HEADER_SIZE;
+	u32 version, hsize, bom, nr = 0, first_dso = ms->nr_dsos;
+	bool ended = false, have_records = false;
+
+	if (size < CAP_HEADER_SIZE || memcmp(base, CAP_MAGIC, 8))
+		return fail(err, errlen, "not a cycread capture file (bad magic)");
+	memcpy(&version, base + 8, 4);
+	memcpy(&hsize, base + 12, 4);
+	memcpy(&bom, base + 16, 4);
+	if (bom != CAP_BOM)
+		return fail(err, errlen, "capture written with another byte order");
+	if (version == 0 || version > CAP_VERSION)
+		return fail(err, errlen, "capture format version %u, this cycread reads up to %u",
+			    version, CAP_VERSION);
+	if (hsize < CAP_HEADER_SIZE || hsize > size || hsize % 8)
+		return fail(err, errlen, "bad header size %u", hsize);
+	pos = hsize;
+	while (!ended) {
+		struct cursor c;
+		u32 type;
+		u64 len;
+		int ret = 0;
+
+		if (size - pos < 16)
+			return fail(err, errlen, "truncated: no END section (file cut short at %zu)",
+				    pos);
+		memcpy(&type, base + pos, 4);
+		memcpy(&len, base + pos + 8, 8);
+		if (len > size - pos - 16 || ALIGN8(len) > size - pos - 16)
+			return fail(err, errlen, "truncated: %s section at offset %zu needs %llu bytes",
+				    section_name(type), pos, len);
+		c = (struct cursor){ .p = base + pos + 16, .len = len };
+		switch (type) {
+		case CAP_META:
+			ret = read_meta(c.p, len, &p->meta, err, errlen);
+			break;
+		case CAP_RECORDS:
+			ret = read_records(c.p, len, pos + 16, p, err, errlen);
+			have_records = true;
+			break;
+		case CAP_COMMS:
+			ret = read_comms(&c, p);
+			break;
+		case CAP_DSOS:
+			while (!ret && c.pos < c.len)
+				ret = read_one_dso(&c, ms, symfs);
+			break;
+		case CAP_MAPS:
+			ret = read_maps(&c, ms, first_dso);
+			break;
+		case CAP_KSYMS:
+			ret = read_ksyms(&c, r);
+			break;
+		case CAP_JIT:
+			ret = read_jit(&c, r);
+			break;
+		case CAP_END:
+			if (len < 16 || get_u64(&c) != nr || get_u64(&c) != pos)
+				return fail(err, errlen, "END section does not match the file");
+			ended = true;
+			break;
+		default:
+			break;	/* a newer writer's section: skip it */
+		}
+		if (ret) {
+			if (type != CAP_META && type != CAP_RECORDS)
+				fail(err, errlen, "corrupt %s section at offset %zu",
+				     section_name(type), pos);
+			return -1;
+		}
+		nr++;
+		pos += 16 + ALIGN8(len);
+	}
+	if (!have_records)
+		return fail(err, errlen, "no RECORDS section");
+	prof_sort(p);
+	return 0;
+}
+
+int capture_read(const char *path, struct profile *p, struct maps *ms, struct resolver *r,
+		 const char *symfs, char *err, size_t errlen)
+{
+	size_t len;
+	char *buf;
+	int ret;
+
+	ret = read_file(path, &buf, &len, CAP_MAX_FILE);
+	if (ret)
+		return fail(err, errlen, "%s", strerror(-ret));
+	ret = capture_read_mem(buf, len, p, ms, r, symfs, err, errlen);
+	free(buf);
+	return ret;
+}

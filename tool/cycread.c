@@ -1,0 +1,487 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cycread - record CPU cycle samples through /dev/cycsample and report them.
+ *
+ * The data's path: session.c drives device.c (rings) and records.c (decode,
+ * time order) while maps.c follows the processes; resolve.c names the frames
+ * with elfsym.c, kallsyms.c, perfmap.c, demangle.c and leaf.c; report*.c
+ * print them and capture.c saves or loads a whole session.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "capture.h"
+#include "demangle.h"
+#include "report.h"
+#include "session.h"
+
+struct options {
+	struct record_opts rec;
+	struct report_opts rep;
+	const char *input;
+	const char *output;
+	const char *symfs;
+	const char *debug_dir;
+	const char *kallsyms;
+	bool report_cmd;
+	bool quiet;
+	bool no_demangle;
+	bool no_leaf_repair;
+	int nr_targets;
+};
+
+enum long_only {
+	OPT_NO_CALL_GRAPH = 256,
+	OPT_USER_ONLY,
+	OPT_REGS,
+	OPT_MAX_STACK,
+	OPT_SYMFS,
+	OPT_RAW,
+	OPT_FOLDED,
+	OPT_SVG,
+	OPT_CHILDREN,
+	OPT_PERCENT_LIMIT,
+	OPT_NO_DEMANGLE,
+	OPT_NO_LEAF_REPAIR,
+	OPT_DEBUG_DIR,
+	OPT_KALLSYMS,
+};
+
+static const struct option long_opts[] = {
+	{ "pid", required_argument, NULL, 'p' },
+	{ "tid", required_argument, NULL, 't' },
+	{ "all-cpus", no_argument, NULL, 'a' },
+	{ "freq", required_argument, NULL, 'F' },
+	{ "count", required_argument, NULL, 'c' },
+	{ "event", required_argument, NULL, 'e' },
+	{ "duration", required_argument, NULL, 'd' },
+	{ "call-graph", no_argument, NULL, 'g' },
+	{ "no-call-graph", no_argument, NULL, OPT_NO_CALL_GRAPH },
+	{ "user-only", no_argument, NULL, OPT_USER_ONLY },
+	{ "regs", no_argument, NULL, OPT_REGS },
+	{ "mmap-pages", required_argument, NULL, 'm' },
+	{ "max-stack", required_argument, NULL, OPT_MAX_STACK },
+	{ "output", required_argument, NULL, 'o' },
+	{ "input", required_argument, NULL, 'i' },
+	{ "symfs", required_argument, NULL, OPT_SYMFS },
+	{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
+	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
+	{ "raw", no_argument, NULL, OPT_RAW },
+	{ "folded", no_argument, NULL, OPT_FOLDED },
+	{ "svg", required_argument, NULL, OPT_SVG },
+	{ "children", no_argument, NULL, OPT_CHILDREN },
+	{ "sort", required_argument, NULL, 's' },
+	{ "percent-limit", required_argument, NULL, OPT_PERCENT_LIMIT },
+	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
+	{ "no-leaf-repair", no_argument, NULL, OPT_NO_LEAF_REPAIR },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 }
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"Usage: cycread [options] [-p PID | -t TID | -a | [--] CMD [ARGS]]\n"
+"       cycread report -i FILE [report options]\n"
+"       cycread addr2sym -e ELF [ADDR...]\n"
+"Sample CPU cycles through " CYCSAMPLE_DEVICE " and show where the time goes.\n"
+"\n"
+"Target (one):\n"
+"  -p, --pid PID         every thread of process PID, and its new children\n"
+"  -t, --tid TID         one thread\n"
+"  -a, --all-cpus        every CPU, whatever runs there\n"
+"  [--] CMD [ARGS]       start CMD and profile it until it exits\n"
+"Sampling:\n"
+"  -F, --freq HZ         samples/s per busy CPU (default %d: low overhead, not\n"
+"                        throttled under QEMU TCG, ~10k samples in 10 s)\n"
+"  -c, --count PERIOD    one sample every PERIOD cycles instead\n"
+"  -e, --event EV        cycles (default; software clock if the PMU cannot) | clock\n"
+"  -d, --duration SECS   stop after SECS (default: target exit or Ctrl-C)\n"
+"  -g, --call-graph      record callchains (default); --no-call-graph: pc only\n"
+"      --user-only       leave kernel mode out\n"
+"      --regs            record user registers (leaf callers inside syscalls)\n"
+"  -m, --mmap-pages N    ring pages per CPU, a power of two (default %d)\n"
+"      --max-stack N     frames per chain (default %d, at most %d)\n"
+"  -o, --output FILE     also save a capture file (for cycread report -i)\n"
+"Report:\n"
+"  -i, --input FILE      report a capture file; --symfs DIR: binaries under DIR\n"
+"      --raw             every sample and its frames (perf script layout)\n"
+"      --folded          collapsed stacks for FlameGraph or speedscope\n"
+"      --svg FILE        write an interactive flame graph\n"
+"      --children        add inclusive percentages\n"
+"  -s, --sort KEYS       from comm,pid,dso,sym (default dso,sym)\n"
+"      --percent-limit P hide rows below P %%\n"
+"      --no-demangle, --no-leaf-repair, --debug-dir DIR, --kallsyms FILE\n"
+"  -q, --quiet           no report on stdout;  -v, --verbose\n"
+"  -h, --help;  -V, --version\n"
+"Exit status: 0 success, 1 runtime error, 2 usage error.\n",
+		DEFAULT_FREQ, CYCSAMPLE_DEFAULT_RING_PAGES, CYCSAMPLE_DEFAULT_STACK,
+		CYCSAMPLE_MAX_STACK);
+}
+
+static void __noreturn bad_usage(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "%s: ", prog_name);
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\nTry '%s --help'.\n", prog_name);
+	exit(EXIT_USAGE);
+}
+
+static u64 number(const char *arg, const char *what, u64 min, u64 max)
+{
+	u64 v;
+
+	if (!parse_u64(arg, 0, &v) || v < min || v > max) {
+		fprintf(stderr, "%s: %s: '%s' is not a number from %llu to %llu\n", prog_name,
+			what, arg, min, max);
+		fprintf(stderr, "Try '%s --help'.\n", prog_name);
+		exit(EXIT_USAGE);
+	}
+	return v;
+}
+
+static void set_target(struct options *o, u32 type, const char *arg)
+{
+	o->nr_targets++;
+	o->rec.target_type = type;
+	if (arg)
+		o->rec.target = number(arg, type == CYCSAMPLE_TARGET_TID ? "tid" : "pid", 1,
+				       INT_MAX);
+}
+
+static void parse(struct options *o, int argc, char **argv)
+{
+	const char *bad;
+	double secs;
+	char *end;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "+p:t:aF:c:e:d:gm:o:i:s:qvhV", long_opts,
+				NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			set_target(o, CYCSAMPLE_TARGET_PID, optarg);
+			break;
+		case 't':
+			set_target(o, CYCSAMPLE_TARGET_TID, optarg);
+			break;
+		case 'a':
+			set_target(o, CYCSAMPLE_TARGET_CPUS, NULL);
+			break;
+		case 'F':
+			o->rec.freq = number(optarg, "frequency", 1, CYCSAMPLE_MAX_FREQ);
+			break;
+		case 'c':
+			o->rec.period = number(optarg, "period", 1, CYCSAMPLE_MAX_PERIOD);
+			break;
+		case 'e':
+			if (!strcmp(optarg, "cycles"))
+				o->rec.event = CYCSAMPLE_EVENT_CYCLES;
+			else if (!strcmp(optarg, "clock") || !strcmp(optarg, "cpu-clock"))
+				o->rec.event = CYCSAMPLE_EVENT_CLOCK;
+			else
+				bad_usage("unknown event '%s' (cycles or clock)", optarg);
+			break;
+		case 'd':
+			errno = 0;
+			secs = strtod(optarg, &end);
+			if (errno || *end || end == optarg || !(secs > 0) || secs > 1e7)
+				bad_usage("duration: '%s' is not a positive number of seconds",
+					  optarg);
+			o->rec.duration = secs;
+			break;
+		case 'g':
+			o->rec.callchain = true;
+			break;
+		case OPT_NO_CALL_GRAPH:
+			o->rec.callchain = false;
+			break;
+		case OPT_USER_ONLY:
+			o->rec.user_only = true;
+			break;
+		case OPT_REGS:
+			o->rec.regs_user = true;
+			break;
+		case 'm':
+			o->rec.ring_pages = number(optarg, "mmap pages", CYCSAMPLE_MIN_RING_PAGES,
+						   CYCSAMPLE_MAX_RING_PAGES);
+			if (o->rec.ring_pages & (o->rec.ring_pages - 1))
+				bad_usage("mmap pages: '%s' is not a power of two", optarg);
+			break;
+		case OPT_MAX_STACK:
+			o->rec.max_stack = number(optarg, "max stack", 1, CYCSAMPLE_MAX_STACK);
+			break;
+		case 'o':
+			o->output = optarg;
+			break;
+		case 'i':
+			o->input = optarg;
+			break;
+		case OPT_SYMFS:
+			o->symfs = optarg;
+			break;
+		case OPT_DEBUG_DIR:
+			o->debug_dir = optarg;
+			break;
+		case OPT_KALLSYMS:
+			o->kallsyms = optarg;
+			break;
+		case OPT_RAW:
+			o->rep.raw = true;
+			break;
+		case OPT_FOLDED:
+			o->rep.folded = true;
+			break;
+		case OPT_SVG:
+			o->rep.svg_path = optarg;
+			break;
+		case OPT_CHILDREN:
+			o->rep.children = true;
+			break;
+		case 's':
+			if (!report_parse_sort(&o->rep, optarg, &bad))
+				bad_usage("sort keys: '%s' (use comm,pid,dso,sym)", bad);
+			break;
+		case OPT_PERCENT_LIMIT:
+			errno = 0;
+			o->rep.min_percent = strtod(optarg, &end);
+			if (errno || *end || end == optarg || o->rep.min_percent < 0 ||
+			    o->rep.min_percent > 100)
+				bad_usage("percent limit: '%s' is not a percentage", optarg);
+			break;
+		case OPT_NO_DEMANGLE:
+			o->no_demangle = true;
+			break;
+		case OPT_NO_LEAF_REPAIR:
+			o->no_leaf_repair = true;
+			break;
+		case 'q':
+			o->quiet = true;
+			o->rec.quiet = true;
+			break;
+		case 'v':
+			verbose++;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		case 'V':
+			printf("cycread %s (cycsample ABI %d)\n", CYCSAMPLE_VERSION,
+			       CYCSAMPLE_ABI_VERSION);
+			exit(0);
+		default:
+			fprintf(stderr, "Try '%s --help'.\n", prog_name);
+			exit(EXIT_USAGE);
+		}
+	}
+	if (optind < argc) {
+		o->rec.cmd = argv + optind;
+		o->nr_targets++;
+		o->rec.target_type = CYCSAMPLE_TARGET_PID;
+	}
+	if (o->rep.raw && o->rep.folded)
+		bad_usage("%s", "--raw and --folded are different outputs; choose one");
+	if (o->rec.freq && o->rec.period)
+		bad_usage("%s", "-F and -c both set the rate; choose one");
+	if (o->input || o->report_cmd) {
+		if (!o->input)
+			bad_usage("%s", "report needs -i FILE");
+		if (o->nr_targets)
+			bad_usage("%s", "-i reads a capture; it takes no target or command");
+		return;
+	}
+	if (o->symfs)
+		bad_usage("%s", "--symfs applies to -i FILE");
+	if (o->nr_targets != 1)
+		bad_usage("%s", o->nr_targets ? "give one target: -p, -t, -a or a command" :
+			  "nothing to profile: give -p PID, -t TID, -a or a command");
+}
+
+static char *svg_title(const struct profile *p)
+{
+	const struct prof_meta *m = &p->meta;
+	char target[64];
+
+	if (m->target_type == CYCSAMPLE_TARGET_CPUS)
+		snprintf(target, sizeof(target), "all CPUs");
+	else
+		snprintf(target, sizeof(target), "%s %d",
+			 m->target_type == CYCSAMPLE_TARGET_TID ? "tid" : "pid", m->target);
+	return xasprintf("cycread: %s, %llu samples of %s", m->command ? m->command : target,
+			 (unsigned long long)p->nr_samples, meta_event_name(m->event));
+}
+
+static int output(struct options *o, struct profile *p, struct maps *ms, struct resolver *r)
+{
+	struct report rep;
+	int ret = 0;
+
+	report_build(&rep, p, r);
+	if (r->live && r->ksyms.hidden) {
+		p->meta.ksyms_hidden = true;
+		free(p->meta.ksyms_note);
+		p->meta.ksyms_note = xstrdup(r->ksyms.note);
+	}
+	if (o->output) {
+		ret = capture_write(o->output, &rep, ms);
+		if (ret) {
+			pr_err("%s: %s", o->output, strerror(-ret));
+			ret = EXIT_RUNTIME;
+			goto out;
+		}
+		if (!o->quiet)
+			fprintf(stderr, "%s: wrote %llu samples to %s\n", prog_name,
+				(unsigned long long)p->nr_samples, o->output);
+	}
+	if (o->rep.svg_path) {
+		char *title = svg_title(p);
+
+		ret = report_svg(&rep, o->rep.svg_path, title);
+		free(title);
+		if (ret) {
+			pr_err("%s: %s", o->rep.svg_path, strerror(-ret));
+			ret = EXIT_RUNTIME;
+			goto out;
+		}
+	}
+	if (o->quiet)
+		goto out;
+	if (o->rep.raw) {
+		report_raw(&rep, stdout);
+	} else if (o->rep.folded) {
+		report_folded(&rep, stdout);
+	} else {
+		report_header(&rep, stdout);
+		report_top(&rep, &o->rep, stdout);
+		report_footer(&rep, stdout);
+	}
+	if (fflush(stdout) || ferror(stdout)) {
+		pr_err("stdout: %s", strerror(errno));
+		ret = EXIT_RUNTIME;
+	}
+out:
+	report_free(&rep);
+	return ret;
+}
+
+/* addr2sym: name ELF virtual addresses of one file (tests and benchmarks). */
+static int addr2sym(int argc, char **argv)
+{
+	struct dso_search search = { 0 };
+	const char *elf = NULL, *why;
+	struct sbuf line = { 0 };
+	struct dso *d;
+	char buf[256];
+	int c, i;
+
+	while ((c = getopt(argc, argv, "e:D:")) != -1) {
+		if (c == 'e')
+			elf = optarg;
+		else if (c == 'D')
+			search.debug_dir = optarg;
+		else
+			return EXIT_USAGE;
+	}
+	if (!elf)
+		bad_usage("%s", "addr2sym needs -e FILE");
+	d = dso_open_path(elf, &why);
+	if (!d) {
+		pr_err("%s: %s", elf, why);
+		return EXIT_RUNTIME;
+	}
+	dso_load_syms(d, &search);
+	for (i = optind; i < argc || (i == argc && optind == argc); i++) {
+		const char *arg = argv[i];
+		struct dso_sym *s;
+		char *dm;
+		u64 addr;
+
+		if (optind == argc) {
+			if (!fgets(buf, sizeof(buf), stdin))
+				break;
+			buf[strcspn(buf, "\n")] = '\0';
+			arg = buf;
+			i--;
+		}
+		if (!parse_u64(arg, 16, &addr) && !parse_u64(arg, 0, &addr)) {
+			pr_err("%s: not an address", arg);
+			continue;
+		}
+		s = dso_find(d, addr);
+		sbuf_reset(&line);
+		if (s) {
+			dm = demangle(dso_sym_name(d, s));
+			sbuf_printf(&line, "0x%llx %s+0x%llx\n", addr, dm ? dm : dso_sym_name(d, s),
+				    addr - s->start);
+			free(dm);
+		} else {
+			sbuf_printf(&line, "0x%llx ??\n", addr);
+		}
+		fputs(line.buf, stdout);
+	}
+	sbuf_free(&line);
+	dso_free(d);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct options o = { 0 };
+	struct resolver r;
+	struct profile p;
+	struct maps ms;
+	char err[512];
+	int ret;
+
+	if (argc > 1 && !strcmp(argv[1], "addr2sym"))
+		return addr2sym(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "report")) {
+		o.report_cmd = true;
+		argc--;
+		argv++;
+	}
+	o.rec.callchain = true;
+	o.rec.event = CYCSAMPLE_EVENT_CYCLES;
+	o.rec.device = getenv("CYCREAD_DEVICE") ? getenv("CYCREAD_DEVICE") : CYCSAMPLE_DEVICE;
+	o.rep.keys[0] = KEY_DSO;
+	o.rep.keys[1] = KEY_SYM;
+	o.rep.nr_keys = 2;
+	parse(&o, argc, argv);
+	if (!o.rec.freq && !o.rec.period)
+		o.rec.freq = DEFAULT_FREQ;
+
+	prof_init(&p);
+	maps_init(&ms, !o.input);
+	ms.search.root = o.symfs;
+	ms.search.debug_dir = o.debug_dir;
+	res_init(&r, &ms, !o.input);
+	r.kallsyms_path = o.kallsyms;
+	r.demangle = !o.no_demangle;
+	r.leaf_repair = !o.no_leaf_repair;
+
+	if (o.input) {
+		if (capture_read(o.input, &p, &ms, &r, o.symfs, err, sizeof(err))) {
+			pr_err("%s: %s", o.input, err);
+			ret = EXIT_RUNTIME;
+			goto out;
+		}
+	} else {
+		ret = session_record(&o.rec, &p, &ms, &r);
+		if (ret)
+			goto out;
+		prof_sort(&p);
+	}
+	ret = output(&o, &p, &ms, &r);
+out:
+	res_free(&r);
+	maps_free(&ms);
+	prof_free(&p);
+	return ret;
+}

@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * device.c - the session's file descriptor and its shared mapping.
+ *
+ * Ring protocol (uapi/linux/cycsample.h): the module publishes data_head
+ * with a release store after writing a record; we load it with acquire,
+ * copy the records in [tail, head) out, and publish data_tail with a
+ * release store, which lets the module reuse the space.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "device.h"
+
+static void ring_copy(const struct cs_ring *r, u64 pos, void *dst, size_t len)
+{
+	u64 off = pos & (r->size - 1);
+	size_t first = MIN(len, r->size - off);
+
+	memcpy(dst, r->data + off, first);
+	if (first < len)
+		memcpy((u8 *)dst + first, r->data, len - first);
+}
+
+u64 ring_unread(const struct cs_ring *r)
+{
+	u64 head = __atomic_load_n(&r->hdr->data_head, __ATOMIC_ACQUIRE);
+
+	return head - r->hdr->data_tail;
+}
+
+long ring_drain(struct cs_ring *r, ring_record_fn fn, void *ctx, u8 *bounce)
+{
+	u64 head = __atomic_load_n(&r->hdr->data_head, __ATOMIC_ACQUIRE);
+	/* only we write data_tail, so a plain load sees our last store */
+	u64 tail = r->hdr->data_tail;
+	struct cycsample_record_header h;
+	long n = 0;
+	int ret = 0;
+
+	if (head - tail > r->size) {
+		/* a head behind the tail or a ring fuller than full */
+		r->corrupt++;
+		tail = head;
+	}
+	while (head != tail) {
+		u64 avail = head - tail;
+
+		if (avail < sizeof(h)) {
+			r->corrupt++;
+			break;
+		}
+		ring_copy(r, tail, &h, sizeof(h));
+		if (h.size < sizeof(h) || h.size % 8 || h.size > avail) {
+			r->corrupt++;
+			break;
+		}
+		ring_copy(r, tail, bounce, h.size);
+		tail += h.size;
+		n++;
+		ret = fn(ctx, bounce, h.size, r->cpu);
+		if (ret < 0)
+			break;
+	}
+	if (ret >= 0)
+		tail = head;
+	__atomic_store_n(&r->hdr->data_tail, tail, __ATOMIC_RELEASE);
+	return ret < 0 ? ret : n;
+}
+
+static bool is_pow2(u64 x)
+{
+	return x && !(x & (x - 1));
+}
+
+int dev_parse_control(void *base, size_t map_size, struct cs_ring **ringsp, u32 *nrp,
+		      const char **why)
+{
+	const struct cycsample_control *c = base;
+	struct cs_ring *rings;
+	u32 i;
+
+	if (map_size < sizeof(*c)) {
+		*why = "mapping smaller than the control page";
+		return -EPROTO;
+	}
+	if (c->magic != CYCSAMPLE_MAGIC) {
+		*why = "bad magic in the control page";
+		return -EPROTO;
+	}
+	if (c->abi_version != CYCSAMPLE_ABI_VERSION) {
+		*why = "the module speaks another ABI version";
+		return -EPROTO;
+	}
+	if (!is_pow2(c->page_size) || !c->nr_rings || c->nr_rings > 65536 ||
+	    c->control_size > map_size ||
+	    c->control_size < sizeof(*c) + (u64)c->nr_rings * sizeof(c->rings[0])) {
+		*why = "inconsistent control page";
+		return -EPROTO;
+	}
+	rings = xcalloc(c->nr_rings, sizeof(*rings));
+	for (i = 0; i < c->nr_rings; i++) {
+		const struct cycsample_ring_desc *d = &c->rings[i];
+
+		if (d->header_offset % 8 || d->header_offset > map_size ||
+		    map_size - d->header_offset < sizeof(struct cycsample_ring_header) ||
+		    d->data_offset > map_size || map_size - d->data_offset < d->data_size ||
+		    !is_pow2(d->data_size) || d->data_size < 8) {
+			free(rings);
+			*why = "ring directory points outside the mapping";
+			return -EPROTO;
+		}
+		rings[i].hdr = (struct cycsample_ring_header *)((u8 *)base + d->header_offset);
+		rings[i].data = (const u8 *)base + d->data_offset;
+		rings[i].size = d->data_size;
+		rings[i].cpu = d->cpu;
+	}
+	*ringsp = rings;
+	*nrp = c->nr_rings;
+	return 0;
+}
+
+int dev_open(struct cs_device *d, const char *path)
+{
+	memset(d, 0, sizeof(*d));
+	d->fd = open(path, O_RDWR | O_CLOEXEC);
+	if (d->fd < 0)
+		return -errno;
+	return 0;
+}
+
+int dev_configure(struct cs_device *d, const struct cycsample_config *cfg)
+{
+	if (ioctl(d->fd, CYCSAMPLE_IOC_CONFIGURE, cfg) < 0)
+		return -errno;
+	return 0;
+}
+
+int dev_info(struct cs_device *d)
+{
+	memset(&d->info, 0, sizeof(d->info));
+	d->info.size = sizeof(d->info);
+	if (ioctl(d->fd, CYCSAMPLE_IOC_INFO, &d->info) < 0)
+		return -errno;
+	return 0;
+}
+
+int dev_map(struct cs_device *d, const char **why)
+{
+	u64 max = 0;
+	void *base;
+	u32 i;
+	int ret;
+
+	ret = dev_info(d);
+	if (ret)
+		return ret;
+	base = mmap(NULL, d->info.mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED, d->fd, 0);
+	if (base == MAP_FAILED)
+		return -errno;
+	ret = dev_parse_control(base, d->info.mmap_size, &d->rings, &d->nr_rings, why);
+	if (ret) {
+		munmap(base, d->info.mmap_size);
+		return ret;
+	}
+	d->base = base;
+	d->map_size = d->info.mmap_size;
+	for (i = 0; i < d->nr_rings; i++)
+		max = MAX(max, d->rings[i].size);
+	d->bounce = xmalloc(max);
+	return 0;
+}
+
+int dev_start(struct cs_device *d)
+{
+	return ioctl(d->fd, CYCSAMPLE_IOC_START) < 0 ? -errno : 0;
+}
+
+int dev_stop(struct cs_device *d)
+{
+	return ioctl(d->fd, CYCSAMPLE_IOC_STOP) < 0 ? -errno : 0;
+}
+
+int dev_poll(struct cs_device *d, int timeout_ms)
+{
+	struct pollfd pfd = { .fd = d->fd, .events = POLLIN };
+	int ret = poll(&pfd, 1, timeout_ms);
+
+	if (ret < 0)
+		return -errno;
+	return ret ? pfd.revents : 0;
+}
+
+long dev_drain(struct cs_device *d, ring_record_fn fn, void *ctx)
+{
+	long total = 0, n;
+	u32 i;
+
+	for (i = 0; i < d->nr_rings; i++) {
+		u64 before = d->rings[i].corrupt;
+
+		n = ring_drain(&d->rings[i], fn, ctx, d->bounce);
+		d->corrupt += d->rings[i].corrupt - before;
+		if (n < 0)
+			return n;
+		total += n;
+	}
+	return total;
+}
+
+void dev_close(struct cs_device *d)
+{
+	if (d->base)
+		munmap(d->base, d->map_size);
+	if (d->fd >= 0)
+		close(d->fd);
+	free(d->rings);
+	free(d->bounce);
+	d->base = NULL;
+	d->rings = NULL;
+	d->bounce = NULL;
+	d->fd = -1;
+}

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * device.h - /dev/cycsample: open, configure, map, start/stop, and drain
+ * the per-CPU rings with the uapi's head/tail protocol.
+ */
+#ifndef CYCREAD_DEVICE_H
+#define CYCREAD_DEVICE_H
+
+#include <linux/cycsample.h>
+
+#include "util.h"
+
+/* One ring: header and data may be the module's pages or a test's memory. */
+struct cs_ring {
+	struct cycsample_ring_header *hdr;
+	const u8 *data;
+	u64 size;		/* power of two */
+	u32 cpu;
+	u64 corrupt;		/* times the ring held impossible data */
+};
+
+/*
+ * Called once per record, with the record copied out of the ring (so it is
+ * contiguous and 8-aligned even when it wrapped).  A negative return stops
+ * the drain.
+ */
+typedef int (*ring_record_fn)(void *ctx, const void *rec, u32 size, u32 cpu);
+
+/*
+ * Read every record between data_tail and data_head, then publish the new
+ * tail.  @bounce must hold @r->size bytes.  A record with an impossible size
+ * makes the rest of the unread data unusable: it is skipped (counted in
+ * r->corrupt) and the tail still moves to the head, so the module can go on.
+ * Returns the number of records delivered, or the callback's error.
+ */
+long ring_drain(struct cs_ring *r, ring_record_fn fn, void *ctx, u8 *bounce);
+
+/* Bytes waiting in a ring. */
+u64 ring_unread(const struct cs_ring *r);
+
+struct cs_device {
+	int fd;
+	void *base;
+	size_t map_size;
+	struct cycsample_info info;
+	struct cs_ring *rings;
+	u32 nr_rings;
+	u8 *bounce;
+	u64 corrupt;
+};
+
+/*
+ * Each returns 0 or -errno and leaves the errno's meaning to the caller,
+ * which knows the target and can word the message.
+ */
+int dev_open(struct cs_device *d, const char *path);
+int dev_configure(struct cs_device *d, const struct cycsample_config *cfg);
+int dev_info(struct cs_device *d);
+/* mmap and check the control page; @why explains a bad layout (-EPROTO). */
+int dev_map(struct cs_device *d, const char **why);
+int dev_start(struct cs_device *d);
+int dev_stop(struct cs_device *d);
+/* poll; returns the revents or -errno (0 on timeout). */
+int dev_poll(struct cs_device *d, int timeout_ms);
+long dev_drain(struct cs_device *d, ring_record_fn fn, void *ctx);
+void dev_close(struct cs_device *d);
+
+/*
+ * Check a mapped control area and fill the ring table; used on the live
+ * mapping and on synthetic ones in the tests.
+ */
+int dev_parse_control(void *base, size_t map_size, struct cs_ring **rings, u32 *nr,
+		      const char **why);
+
+#endif /* CYCREAD_DEVICE_H */

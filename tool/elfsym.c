@@ -1,0 +1,733 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * elfsym.c - load an ELF file's segments and symbols with libelf, find the
+ * separate debug file of a stripped binary, and map addresses to symbols.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "elfsym.h"
+
+/* Bounds that no real binary reaches; beyond them the file is hostile. */
+#define MAX_SECTIONS	(1U << 20)
+#define MAX_SEGMENTS	4096U
+#define MAX_SYMBOLS	(1U << 24)
+
+static bool libelf_ready(void)
+{
+	static int state;	/* 0 unknown, 1 ok, -1 failed */
+
+	if (!state)
+		state = elf_version(EV_CURRENT) == EV_NONE ? -1 : 1;
+	return state > 0;
+}
+
+static struct dso *dso_alloc(const char *path)
+{
+	struct dso *d = xcalloc(1, sizeof(*d));
+	const char *slash;
+
+	d->fd = -1;
+	d->path = xstrdup(path);
+	slash = strrchr(d->path, '/');
+	d->name = slash && slash[1] ? slash + 1 : d->path;
+	return d;
+}
+
+void dso_free(struct dso *d)
+{
+	if (!d)
+		return;
+	if (d->elf)
+		elf_end(d->elf);
+	if (d->fd >= 0)
+		close(d->fd);
+	free(d->mem);
+	free(d->path);
+	free(d->segs);
+	free(d->debuglink);
+	free(d->symsrc_path);
+	free(d->syms);
+	free(d->names);
+	free(d);
+}
+
+void build_id_hex(const u8 *id, u32 len, char *buf)
+{
+	static const char hex[] = "0123456789abcdef";
+	u32 i;
+
+	for (i = 0; i < len && i < DSO_BUILD_ID_MAX; i++) {
+		buf[2 * i] = hex[id[i] >> 4];
+		buf[2 * i + 1] = hex[id[i] & 15];
+	}
+	buf[2 * i] = '\0';
+}
+
+static u32 note_build_id(Elf_Data *data, u8 *out)
+{
+	size_t off = 0, next, name_off, desc_off;
+	GElf_Nhdr nh;
+
+	while (off < data->d_size &&
+	       (next = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+		    !memcmp((char *)data->d_buf + name_off, "GNU", 4) &&
+		    nh.n_descsz > 0 && nh.n_descsz <= DSO_BUILD_ID_MAX) {
+			memcpy(out, (char *)data->d_buf + desc_off, nh.n_descsz);
+			return nh.n_descsz;
+		}
+		off = next;
+	}
+	return 0;
+}
+
+u32 elf_build_id(void *elfp, u8 *out)
+{
+	Elf *elf = elfp;
+	Elf_Scn *scn = NULL;
+	size_t i, nph;
+	u32 len;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (data && data->d_buf && (len = note_build_id(data, out)))
+			return len;
+	}
+	/* no section headers (or no note section): try the program headers */
+	if (elf_getphdrnum(elf, &nph) || nph > MAX_SEGMENTS)
+		return 0;
+	for (i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+		Elf_Data *data;
+
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_NOTE)
+			continue;
+		data = elf_getdata_rawchunk(elf, ph.p_offset, ph.p_filesz, ELF_T_NHDR);
+		if (data && data->d_buf && (len = note_build_id(data, out)))
+			return len;
+	}
+	return 0;
+}
+
+static const char *section_name(Elf *elf, size_t shstrndx, const GElf_Shdr *sh)
+{
+	const char *name = elf_strptr(elf, shstrndx, sh->sh_name);
+
+	return name ? name : "";
+}
+
+static void read_debuglink(struct dso *d, Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+		size_t len;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    strcmp(section_name(elf, shstrndx, &sh), ".gnu_debuglink"))
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (!data || !data->d_buf || data->d_size < 8)
+			return;
+		/* file name, NUL, padding to 4, then the CRC32 of the debug file */
+		len = strnlen(data->d_buf, data->d_size);
+		if (!len || ((len + 4) & ~(size_t)3) + 4 > data->d_size)
+			return;
+		d->debuglink = xstrndup(data->d_buf, len);
+		memcpy(&d->debuglink_crc, (char *)data->d_buf + ((len + 4) & ~(size_t)3), 4);
+		if (elf_getident(elf, NULL)[EI_DATA] != ELFDATA2LSB)
+			d->debuglink_crc = __builtin_bswap32(d->debuglink_crc);
+		return;
+	}
+}
+
+static bool has_section_type(Elf *elf, u32 type)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == type)
+			return true;
+	return false;
+}
+
+/* Header checks shared by runtime and debug files. */
+static bool elf_sane(Elf *elf, size_t file_size, GElf_Ehdr *eh, const char **why)
+{
+	size_t shnum;
+
+	if (elf_kind(elf) != ELF_K_ELF) {
+		*why = "not an ELF file";
+		return false;
+	}
+	if (!gelf_getehdr(elf, eh)) {
+		*why = "bad ELF header";
+		return false;
+	}
+	if (elf_getshdrnum(elf, &shnum)) {
+		*why = "bad section header table";
+		return false;
+	}
+	if (shnum > MAX_SECTIONS ||
+	    (shnum && (eh->e_shoff > file_size ||
+		       (file_size - eh->e_shoff) / (eh->e_shentsize ? eh->e_shentsize : 1) <
+		       shnum))) {
+		*why = "absurd section count";
+		return false;
+	}
+	return true;
+}
+
+static struct dso *dso_setup(struct dso *d, Elf *elf, const char **why)
+{
+	GElf_Ehdr eh;
+	size_t i, nph;
+
+	d->elf = elf;
+	d->image = (const u8 *)elf_rawfile(elf, &d->image_size);
+	if (!d->image) {
+		*why = "cannot read the file";
+		goto fail;
+	}
+	if (!elf_sane(elf, d->image_size, &eh, why))
+		goto fail;
+	d->e_type = eh.e_type;
+	d->e_machine = eh.e_machine;
+	if (elf_getphdrnum(elf, &nph) || nph > MAX_SEGMENTS) {
+		*why = "bad program header table";
+		goto fail;
+	}
+	for (i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+		struct dso_seg seg;
+
+		if (!gelf_getphdr(elf, i, &ph)) {
+			*why = "bad program header";
+			goto fail;
+		}
+		if (ph.p_type != PT_LOAD)
+			continue;
+		seg.vaddr = ph.p_vaddr;
+		seg.memsz = ph.p_memsz;
+		seg.offset = ph.p_offset;
+		seg.filesz = ph.p_filesz;
+		seg.flags = ph.p_flags;
+		dso_add_seg(d, &seg);
+	}
+	d->build_id_len = elf_build_id(elf, d->build_id);
+	read_debuglink(d, elf);
+	d->has_symtab = has_section_type(elf, SHT_SYMTAB);
+	return d;
+fail:
+	dso_free(d);
+	return NULL;
+}
+
+struct dso *dso_open_fd(int fd, const char *path, const char **why)
+{
+	struct dso *d;
+	struct stat st;
+	Elf *elf;
+
+	if (!libelf_ready()) {
+		*why = "libelf version mismatch";
+		close(fd);
+		return NULL;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		*why = "not a regular file";
+		close(fd);
+		return NULL;
+	}
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf) {
+		*why = elf_errmsg(-1);
+		close(fd);
+		return NULL;
+	}
+	d = dso_alloc(path);
+	d->fd = fd;
+	d->dev = st.st_dev;
+	d->ino = st.st_ino;
+	d->size = st.st_size;
+	d->mtime_ns = (u64)st.st_mtim.tv_sec * 1000000000ULL + st.st_mtim.tv_nsec;
+	return dso_setup(d, elf, why);
+}
+
+struct dso *dso_open_path(const char *path, const char **why)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0) {
+		*why = strerror(errno);
+		return NULL;
+	}
+	return dso_open_fd(fd, path, why);
+}
+
+struct dso *dso_open_mem(const void *data, size_t size, const char *name, const char **why)
+{
+	struct dso *d;
+	Elf *elf;
+
+	if (!libelf_ready()) {
+		*why = "libelf version mismatch";
+		return NULL;
+	}
+	d = dso_alloc(name);
+	d->mem = xmalloc(size);
+	memcpy(d->mem, data, size);
+	d->size = size;
+	elf = elf_memory(d->mem, size);
+	if (!elf) {
+		*why = elf_errmsg(-1);
+		dso_free(d);
+		return NULL;
+	}
+	return dso_setup(d, elf, why);
+}
+
+struct dso *dso_new_embedded(const char *path)
+{
+	struct dso *d = dso_alloc(path);
+
+	d->syms_loaded = true;
+	d->symsrc = SYMSRC_EMBEDDED;
+	return d;
+}
+
+void dso_add_seg(struct dso *d, const struct dso_seg *seg)
+{
+	d->segs = xrealloc(d->segs, d->nr_segs + 1, sizeof(*d->segs));
+	d->segs[d->nr_segs++] = *seg;
+}
+
+static u32 add_name(struct dso *d, const char *name)
+{
+	size_t len = strlen(name) + 1;
+	u32 off;
+
+	if (d->names_len + len > d->names_alloc) {
+		d->names_alloc = MAX(2 * d->names_alloc, d->names_len + len + 4096);
+		d->names = xrealloc(d->names, d->names_alloc, 1);
+	}
+	off = d->names_len;
+	memcpy(d->names + off, name, len);
+	d->names_len += len;
+	return off;
+}
+
+static struct dso_sym *new_sym(struct dso *d)
+{
+	VEC_GROW(d->syms, d->nr_syms, d->syms_alloc);
+	return memset(&d->syms[d->nr_syms++], 0, sizeof(struct dso_sym));
+}
+
+void dso_add_sym(struct dso *d, u64 start, u64 end, const char *name, s32 fs_off)
+{
+	struct dso_sym *s = new_sym(d);
+
+	s->start = start;
+	s->end = end > start ? end : start + 1;
+	s->name = add_name(d, name);
+	s->bind = STB_GLOBAL;
+	s->type = STT_FUNC;
+	s->flags = DSYM_SIZED;
+	s->fs_off = fs_off;
+}
+
+/* Per-section facts a symbol needs: is it code, where does it end. */
+struct sec_info {
+	u64 end;
+	bool exec;
+};
+
+static struct sec_info *section_table(Elf *elf, size_t *nr)
+{
+	struct sec_info *t;
+	Elf_Scn *scn = NULL;
+	size_t shnum;
+
+	if (elf_getshdrnum(elf, &shnum) || shnum > MAX_SECTIONS)
+		return NULL;
+	t = xcalloc(shnum ? shnum : 1, sizeof(*t));
+	while ((scn = elf_nextscn(elf, scn))) {
+		size_t idx = elf_ndxscn(scn);
+		GElf_Shdr sh;
+
+		if (idx >= shnum || !gelf_getshdr(scn, &sh))
+			continue;
+		t[idx].end = sh.sh_addr + sh.sh_size;
+		t[idx].exec = sh.sh_flags & SHF_EXECINSTR;
+	}
+	*nr = shnum;
+	return t;
+}
+
+static bool want_symbol(const GElf_Sym *sym, const char *name, bool dynsym,
+			const struct sec_info *secs, size_t nr_secs)
+{
+	u8 type = GELF_ST_TYPE(sym->st_info);
+	u8 bind = GELF_ST_BIND(sym->st_info);
+
+	if (!name || !*name || !sym->st_value)
+		return false;
+	if (sym->st_shndx == SHN_UNDEF || sym->st_shndx >= SHN_LORESERVE ||
+	    sym->st_shndx >= nr_secs)
+		return false;
+	/* arm64/arm mapping symbols ($x, $d) and assembler locals are not functions */
+	if (name[0] == '$' || !strncmp(name, ".L", 2))
+		return false;
+	if (type == STT_FUNC || type == STT_GNU_IFUNC)
+		return true;
+	/* global code labels from assembly sources, never in .dynsym */
+	return type == STT_NOTYPE && !dynsym && bind != STB_LOCAL &&
+	       secs[sym->st_shndx].exec;
+}
+
+static void load_table(struct dso *d, Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, bool dynsym,
+		       const struct sec_info *secs, size_t nr_secs)
+{
+	size_t entsize = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t i, n;
+
+	if (!data || !data->d_buf || !entsize || sh->sh_entsize != entsize)
+		return;
+	n = MIN(data->d_size / entsize, (size_t)MAX_SYMBOLS);
+	for (i = 0; i < n; i++) {
+		struct dso_sym *s;
+		const char *name;
+		GElf_Sym sym;
+		u64 start;
+
+		if (!gelf_getsym(data, i, &sym))
+			break;
+		name = elf_strptr(elf, sh->sh_link, sym.st_name);
+		if (!want_symbol(&sym, name, dynsym, secs, nr_secs))
+			continue;
+		start = sym.st_value;
+		if (d->e_machine == EM_ARM)
+			start &= ~1ULL;	/* Thumb bit */
+		s = new_sym(d);
+		s->start = start;
+		if (sym.st_size) {
+			s->end = start + sym.st_size < start ? UINT64_MAX : start + sym.st_size;
+			s->flags |= DSYM_SIZED;
+		} else {
+			/* provisional bound, replaced by the next symbol in finish_syms() */
+			s->end = secs[sym.st_shndx].end;
+		}
+		if (dynsym)
+			s->flags |= DSYM_DYNSYM;
+		s->bind = GELF_ST_BIND(sym.st_info);
+		s->type = GELF_ST_TYPE(sym.st_info);
+		s->fs_off = FS_OFF_UNKNOWN;
+		s->name = add_name(d, name);
+	}
+}
+
+/* Read .symtab and/or .dynsym of @elf; returns whether a .symtab was seen. */
+static bool load_tables(struct dso *d, Elf *elf, bool want_symtab, bool want_dynsym)
+{
+	struct sec_info *secs;
+	Elf_Scn *scn = NULL;
+	bool seen = false;
+	size_t nr_secs;
+
+	secs = section_table(elf, &nr_secs);
+	if (!secs)
+		return false;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_SYMTAB && want_symtab) {
+			load_table(d, elf, scn, &sh, false, secs, nr_secs);
+			seen = true;
+		} else if (sh.sh_type == SHT_DYNSYM && want_dynsym) {
+			load_table(d, elf, scn, &sh, true, secs, nr_secs);
+		}
+	}
+	free(secs);
+	return seen;
+}
+
+static int leading_underscores(const char *s)
+{
+	int n = 0;
+
+	while (s[n] == '_')
+		n++;
+	return n;
+}
+
+static int bind_rank(u8 bind)
+{
+	return bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2;
+}
+
+/* The sort that makes alias choice independent of symbol table order. */
+static const struct dso *sort_dso;
+
+static int sym_cmp(const void *a, const void *b)
+{
+	const struct dso_sym *x = a, *y = b;
+	const char *nx, *ny;
+	int d;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if ((x->flags & DSYM_SIZED) != (y->flags & DSYM_SIZED))
+		return x->flags & DSYM_SIZED ? -1 : 1;
+	if ((x->flags & DSYM_DYNSYM) != (y->flags & DSYM_DYNSYM))
+		return x->flags & DSYM_DYNSYM ? 1 : -1;
+	d = bind_rank(x->bind) - bind_rank(y->bind);
+	if (d)
+		return d;
+	if ((x->type == STT_NOTYPE) != (y->type == STT_NOTYPE))
+		return x->type == STT_NOTYPE ? 1 : -1;
+	nx = dso_sym_name(sort_dso, x);
+	ny = dso_sym_name(sort_dso, y);
+	d = leading_underscores(nx) - leading_underscores(ny);
+	if (d)
+		return d;
+	d = strcmp(nx, ny);
+	if (d)
+		return d;
+	return x->end < y->end ? 1 : x->end > y->end ? -1 : 0;
+}
+
+static void finish_syms(struct dso *d)
+{
+	u32 i, n = 0;
+
+	sort_dso = d;
+	qsort(d->syms, d->nr_syms, sizeof(*d->syms), sym_cmp);
+	sort_dso = NULL;
+	/* one symbol per address: the first after sorting is the chosen alias */
+	for (i = 0; i < d->nr_syms; i++)
+		if (!n || d->syms[n - 1].start != d->syms[i].start)
+			d->syms[n++] = d->syms[i];
+	d->nr_syms = n;
+	for (i = 0; i < n; i++) {
+		struct dso_sym *s = &d->syms[i];
+
+		if (s->flags & DSYM_SIZED)
+			continue;
+		if (s->flags & DSYM_DYNSYM) {
+			s->end = s->start + 1;
+			continue;
+		}
+		if (i + 1 < n && d->syms[i + 1].start < s->end)
+			s->end = d->syms[i + 1].start;
+		if (s->end <= s->start)
+			s->end = s->start + 1;
+	}
+}
+
+void dso_sort_syms(struct dso *d)
+{
+	finish_syms(d);
+}
+
+static bool ids_equal(const u8 *a, u32 alen, const u8 *b, u32 blen)
+{
+	return alen && alen == blen && !memcmp(a, b, alen);
+}
+
+/*
+ * Open @path as a debug file for @d: accept it when the build-ids match or,
+ * without build-ids, when its CRC32 matches the debuglink's.
+ */
+static Elf *try_debug_file(struct dso *d, const char *path, bool by_crc, int *fdp)
+{
+	u8 id[DSO_BUILD_ID_MAX];
+	struct stat st;
+	size_t size;
+	const char *why;
+	GElf_Ehdr eh;
+	char *image;
+	u32 len;
+	Elf *elf;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+	    (st.st_dev == d->dev && st.st_ino == d->ino && d->ino))
+		goto fail_close;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf)
+		goto fail_close;
+	image = elf_rawfile(elf, &size);
+	if (!image || !elf_sane(elf, size, &eh, &why))
+		goto fail_end;
+	len = elf_build_id(elf, id);
+	if (d->build_id_len && len) {
+		if (!ids_equal(d->build_id, d->build_id_len, id, len))
+			goto fail_end;
+	} else if (!by_crc || crc32(0, (const Bytef *)image, size) != d->debuglink_crc) {
+		goto fail_end;
+	}
+	*fdp = fd;
+	pr_debug("%s: symbols from %s", d->path, path);
+	return elf;
+fail_end:
+	elf_end(elf);
+fail_close:
+	close(fd);
+	return NULL;
+}
+
+static Elf *find_debug_file(struct dso *d, const struct dso_search *s, int *fdp, char **pathp)
+{
+	const char *root = s && s->root ? s->root : "";
+	const char *ddir = s && s->debug_dir ? s->debug_dir : "/usr/lib/debug";
+	char hex[2 * DSO_BUILD_ID_MAX + 1];
+	char *dir, *cand[4] = { NULL };
+	Elf *elf = NULL;
+	int i;
+
+	if (d->build_id_len >= 2) {
+		build_id_hex(d->build_id, d->build_id_len, hex);
+		cand[0] = xasprintf("%s%s/.build-id/%.2s/%s.debug", root, ddir, hex, hex + 2);
+		elf = try_debug_file(d, cand[0], false, fdp);
+	}
+	if (!elf && d->debuglink && !strchr(d->debuglink, '/')) {
+		const char *slash = strrchr(d->path, '/');
+
+		dir = slash ? xstrndup(d->path, slash - d->path) : xstrdup(".");
+		cand[1] = xasprintf("%s%s/%s", root, dir, d->debuglink);
+		cand[2] = xasprintf("%s%s/.debug/%s", root, dir, d->debuglink);
+		cand[3] = xasprintf("%s%s%s/%s", root, ddir, dir, d->debuglink);
+		free(dir);
+		for (i = 1; i < 4 && !elf; i++)
+			elf = try_debug_file(d, cand[i], true, fdp);
+		i--;
+	} else {
+		i = 0;
+	}
+	if (elf)
+		*pathp = xstrdup(cand[i]);
+	for (i = 0; i < 4; i++)
+		free(cand[i]);
+	return elf;
+}
+
+void dso_load_syms(struct dso *d, const struct dso_search *s)
+{
+	char *dpath = NULL;
+	Elf *delf;
+	int dfd = -1;
+
+	if (d->syms_loaded)
+		return;
+	d->syms_loaded = true;
+	if (!d->elf)
+		return;
+	if (d->has_symtab) {
+		load_tables(d, d->elf, true, true);
+		d->symsrc = SYMSRC_SYMTAB;
+		d->symsrc_path = xstrdup(d->path);
+	} else {
+		load_tables(d, d->elf, false, true);
+		d->symsrc = d->nr_syms ? SYMSRC_DYNSYM : SYMSRC_NONE;
+		delf = find_debug_file(d, s, &dfd, &dpath);
+		if (delf) {
+			if (load_tables(d, delf, true, false)) {
+				d->symsrc = SYMSRC_DEBUG;
+				d->symsrc_path = dpath;
+				dpath = NULL;
+			}
+			elf_end(delf);
+			close(dfd);
+			free(dpath);
+		}
+	}
+	finish_syms(d);
+	if (!d->nr_syms)
+		d->symsrc = SYMSRC_NONE;
+}
+
+bool dso_off_to_vaddr(const struct dso *d, u64 off, u64 *vaddr)
+{
+	u32 i;
+
+	for (i = 0; i < d->nr_segs; i++) {
+		const struct dso_seg *g = &d->segs[i];
+
+		if (off >= g->offset && off - g->offset < MAX(g->filesz, 1)) {
+			*vaddr = off - g->offset + g->vaddr;
+			return true;
+		}
+	}
+	return false;
+}
+
+struct dso_sym *dso_find(struct dso *d, u64 vaddr)
+{
+	u32 lo = 0, hi = d->nr_syms, i, k;
+
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+
+		if (d->syms[mid].start <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	/* lo - 1 starts at or before vaddr; a few more may enclose it */
+	for (k = 0, i = lo; i > 0 && k < 8; i--, k++) {
+		struct dso_sym *s = &d->syms[i - 1];
+
+		if (vaddr < s->end)
+			return s;
+	}
+	return NULL;
+}
+
+bool dso_read(const struct dso *d, u64 vaddr, void *buf, size_t len)
+{
+	u32 i;
+
+	if (!d->image)
+		return false;
+	for (i = 0; i < d->nr_segs; i++) {
+		const struct dso_seg *g = &d->segs[i];
+		u64 off;
+
+		if (vaddr < g->vaddr || vaddr - g->vaddr >= g->filesz ||
+		    g->filesz - (vaddr - g->vaddr) < len)
+			continue;
+		off = vaddr - g->vaddr + g->offset;
+		if (off > d->image_size || d->image_size - off < len)
+			return false;
+		memcpy(buf, d->image + off, len);
+		return true;
+	}
+	return false;
+}

@@ -1,0 +1,373 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * maps.c - /proc/PID/maps parsing, mapping generations, and the cache of
+ * opened files behind the mappings.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "maps.h"
+
+#define MAPS_MAX_BYTES	(64U << 20)
+#define VDSO_MAX_BYTES	(1U << 20)
+#define DELETED_SUFFIX	" (deleted)"
+
+void maps_init(struct maps *ms, bool live)
+{
+	memset(ms, 0, sizeof(*ms));
+	ms->live = live;
+	ms->proc_root = "/proc";
+}
+
+void maps_free(struct maps *ms)
+{
+	u32 i;
+
+	for (i = 0; i < ms->nr_all; i++) {
+		free(ms->all[i]->path);
+		free(ms->all[i]);
+	}
+	for (i = 0; i < ms->nr_procs; i++) {
+		free(ms->procs[i]->ids);
+		free(ms->procs[i]);
+	}
+	for (i = 0; i < ms->nr_dsos; i++)
+		dso_free(ms->dsos[i]);
+	free(ms->all);
+	free(ms->procs);
+	free(ms->dsos);
+	u64map_free(&ms->proc_index);
+	memset(ms, 0, sizeof(*ms));
+}
+
+static u32 classify(const char *path)
+{
+	if (!*path || !strncmp(path, "[anon:", 6) || !strncmp(path, "//anon", 6) ||
+	    !strncmp(path, "/dev/zero", 9) || !strncmp(path, "/anon_hugepage", 14))
+		return MAP_ANON;
+	if (!strcmp(path, "[vdso]"))
+		return MAP_VDSO;
+	if (path[0] == '[')
+		return MAP_SPECIAL;
+	return MAP_FILE;
+}
+
+bool maps_parse_line(const char *line, struct map *m)
+{
+	unsigned long long start, end, pgoff, ino;
+	unsigned int major, minor;
+	char perms[5];
+	const char *path;
+	size_t len;
+	int n = -1;
+
+	if (sscanf(line, "%llx-%llx %4s %llx %x:%x %llu%n", &start, &end, perms, &pgoff,
+		   &major, &minor, &ino, &n) != 7 || n < 0 || start >= end || strlen(perms) != 4)
+		return false;
+	memset(m, 0, sizeof(*m));
+	m->start = start;
+	m->end = end;
+	m->pgoff = pgoff;
+	m->ino = ino;
+	m->dev_major = major;
+	m->dev_minor = minor;
+	m->prot = (perms[0] == 'r' ? MAP_R : 0) | (perms[1] == 'w' ? MAP_W : 0) |
+		  (perms[2] == 'x' ? MAP_X : 0);
+	path = line + n;
+	while (*path == ' ' || *path == '\t')
+		path++;
+	len = strcspn(path, "\n");
+	if (len > strlen(DELETED_SUFFIX) &&
+	    !strncmp(path + len - strlen(DELETED_SUFFIX), DELETED_SUFFIX, strlen(DELETED_SUFFIX))) {
+		m->deleted = true;
+		len -= strlen(DELETED_SUFFIX);
+	}
+	m->path = xstrndup(path, len);
+	m->kind = classify(m->path);
+	return true;
+}
+
+struct proc_maps *maps_proc(struct maps *ms, u32 pid, bool create)
+{
+	struct proc_maps *p;
+	u64 idx;
+
+	if (u64map_get(&ms->proc_index, pid, &idx))
+		return ms->procs[idx];
+	if (!create)
+		return NULL;
+	p = xcalloc(1, sizeof(*p));
+	p->pid = pid;
+	VEC_GROW(ms->procs, ms->nr_procs, ms->alloc_procs);
+	u64map_put(&ms->proc_index, pid, ms->nr_procs);
+	ms->procs[ms->nr_procs++] = p;
+	return p;
+}
+
+/* Keep each process's ids sorted by start address for the lookup. */
+static void proc_insert(struct maps *ms, struct proc_maps *p, u32 id)
+{
+	u64 start = ms->all[id]->start;
+	u32 i;
+
+	VEC_GROW(p->ids, p->nr, p->alloc);
+	for (i = p->nr; i > 0 && ms->all[p->ids[i - 1]]->start > start; i--)
+		p->ids[i] = p->ids[i - 1];
+	p->ids[i] = id;
+	p->nr++;
+}
+
+struct map *maps_add(struct maps *ms, const struct map *tmpl)
+{
+	struct map *m = xmalloc(sizeof(*m));
+
+	*m = *tmpl;
+	m->path = xstrdup(tmpl->path ? tmpl->path : "");
+	m->id = ms->nr_all;
+	VEC_GROW(ms->all, ms->nr_all, ms->alloc_all);
+	ms->all[ms->nr_all++] = m;
+	proc_insert(ms, maps_proc(ms, m->pid, true), m->id);
+	return m;
+}
+
+struct dso *maps_dso_from_fd(struct maps *ms, int fd, const char *path, const char **why)
+{
+	struct stat st;
+	struct dso *d;
+	u32 i;
+
+	if (fstat(fd, &st)) {
+		*why = strerror(errno);
+		close(fd);
+		return NULL;
+	}
+	for (i = 0; i < ms->nr_dsos; i++) {
+		d = ms->dsos[i];
+		if (d->ino == st.st_ino && d->dev == st.st_dev && d->size == (u64)st.st_size &&
+		    d->mtime_ns == (u64)st.st_mtim.tv_sec * 1000000000ULL + st.st_mtim.tv_nsec) {
+			close(fd);
+			return d;
+		}
+	}
+	d = dso_open_fd(fd, path, why);
+	if (d) {
+		VEC_GROW(ms->dsos, ms->nr_dsos, ms->alloc_dsos);
+		ms->dsos[ms->nr_dsos++] = d;
+	}
+	return d;
+}
+
+static int open_mapped_file(struct maps *ms, const struct map *m)
+{
+	char buf[4096];
+	int fd;
+
+	if (!ms->live)
+		return open(m->path, O_RDONLY | O_CLOEXEC);
+	/* the inode the process really maps, even if deleted or replaced */
+	snprintf(buf, sizeof(buf), "%s/%u/map_files/%llx-%llx", ms->proc_root, m->pid,
+		 m->start, m->end);
+	fd = open(buf, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0)
+		return fd;
+	/* without CAP_SYS_ADMIN: the path in the process's mount namespace */
+	snprintf(buf, sizeof(buf), "%s/%u/root%s", ms->proc_root, m->pid, m->path);
+	fd = open(buf, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 || m->deleted)
+		return fd;
+	return open(m->path, O_RDONLY | O_CLOEXEC);
+}
+
+/* Our own [vdso]: the same kernel gives every process of an ABI the same one. */
+static const void *own_vdso(u64 *size)
+{
+	const void *base = (const void *)getauxval(AT_SYSINFO_EHDR);
+	char *buf, *line;
+	struct map m;
+
+	if (!base || read_file("/proc/self/maps", &buf, NULL, MAPS_MAX_BYTES))
+		return NULL;
+	for (line = buf; line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		if (!maps_parse_line(line, &m))
+			continue;
+		if (m.kind == MAP_VDSO && m.start == (u64)(uintptr_t)base) {
+			*size = m.end - m.start;
+			free(m.path);
+			free(buf);
+			return base;
+		}
+		free(m.path);
+	}
+	free(buf);
+	return NULL;
+}
+
+static struct dso *vdso_dso(struct maps *ms, const struct map *m, const char **why)
+{
+	u64 size = m->end - m->start, key;
+	const void *image;
+	void *buf = NULL;
+	struct dso *d;
+	char path[64];
+	u32 i;
+	int fd;
+
+	if (size > VDSO_MAX_BYTES) {
+		*why = "vdso too large";
+		return NULL;
+	}
+	buf = xmalloc(size);
+	image = buf;
+	snprintf(path, sizeof(path), "%s/%u/mem", ms->proc_root, m->pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || pread(fd, buf, size, m->start) != (ssize_t)size) {
+		image = own_vdso(&size);
+		if (!image) {
+			*why = "vdso not readable";
+			d = NULL;
+			goto out;
+		}
+	}
+	key = hash_bytes(image, size, 0);
+	for (i = 0; i < ms->nr_dsos; i++) {
+		if (ms->dsos[i]->dev == 0 && ms->dsos[i]->ino == key) {
+			d = ms->dsos[i];
+			goto out;
+		}
+	}
+	d = dso_open_mem(image, size, "[vdso]", why);
+	if (d) {
+		d->ino = key;
+		VEC_GROW(ms->dsos, ms->nr_dsos, ms->alloc_dsos);
+		ms->dsos[ms->nr_dsos++] = d;
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	return d;
+}
+
+static void attach_dso(struct maps *ms, struct map *m)
+{
+	const char *why = NULL;
+	int fd;
+
+	if (m->kind == MAP_VDSO && ms->live) {
+		m->dso = vdso_dso(ms, m, &why);
+	} else if (m->kind == MAP_FILE) {
+		fd = open_mapped_file(ms, m);
+		if (fd < 0)
+			why = strerror(errno);
+		else
+			m->dso = maps_dso_from_fd(ms, fd, m->path, &why);
+	}
+	if (m->dso) {
+		m->build_id_len = m->dso->build_id_len;
+		memcpy(m->build_id, m->dso->build_id, m->build_id_len);
+	} else if (why) {
+		m->open_err = why;
+		pr_debug("pid %u: %s: %s", m->pid, m->path, why);
+	}
+}
+
+static bool known_in_gen(struct maps *ms, struct proc_maps *p, const struct map *m, u64 gen)
+{
+	u32 i;
+
+	for (i = 0; i < p->nr; i++) {
+		const struct map *o = ms->all[p->ids[i]];
+
+		if (o->gen_time == gen && o->start == m->start && o->end == m->end &&
+		    o->pgoff == m->pgoff && o->ino == m->ino && !strcmp(o->path, m->path))
+			return true;
+	}
+	return false;
+}
+
+int maps_read(struct maps *ms, u32 pid, u64 gen_time, const char *text)
+{
+	struct proc_maps *p = maps_proc(ms, pid, true);
+	char *buf = NULL, *line, *next;
+	char path[64];
+	int ret;
+
+	p->last_refresh = now_ns();
+	p->nr_refresh++;
+	if (!text) {
+		snprintf(path, sizeof(path), "%s/%u/maps", ms->proc_root, pid);
+		ret = read_file(path, &buf, NULL, MAPS_MAX_BYTES);
+		if (ret) {
+			p->read_failed = true;
+			return ret;
+		}
+		text = buf;
+	}
+	for (line = (char *)text; line && *line; line = next) {
+		struct map m;
+
+		next = strchr(line, '\n');
+		if (next)
+			next++;
+		if (!maps_parse_line(line, &m))
+			continue;
+		m.pid = pid;
+		m.gen_time = gen_time;
+		/* only code can hold a sampled pc or a return address */
+		if (!(m.prot & MAP_X) || known_in_gen(ms, p, &m, gen_time)) {
+			free(m.path);
+			continue;
+		}
+		attach_dso(ms, maps_add(ms, &m));
+		free(m.path);
+	}
+	free(buf);
+	return 0;
+}
+
+int maps_exec(struct maps *ms, u32 pid, u64 time)
+{
+	struct proc_maps *p = maps_proc(ms, pid, true);
+
+	if (time > p->cur_gen)
+		p->cur_gen = time;
+	return maps_read(ms, pid, p->cur_gen, NULL);
+}
+
+struct map *maps_find(struct maps *ms, u32 pid, u64 time, u64 addr)
+{
+	struct proc_maps *p = maps_proc(ms, pid, false);
+	struct map *best = NULL;
+	u32 lo, hi, i, k;
+
+	if (!p)
+		return NULL;
+	lo = 0;
+	hi = p->nr;
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+
+		if (ms->all[p->ids[mid]]->start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* candidates start at or below addr; generations make them overlap */
+	for (i = lo, k = 0; i > 0 && k < 256; i--, k++) {
+		struct map *m = ms->all[p->ids[i - 1]];
+
+		if (addr >= m->end)
+			continue;
+		if (m->gen_time > time)
+			continue;
+		if (!best || m->gen_time > best->gen_time ||
+		    (m->gen_time == best->gen_time && m->id > best->id))
+			best = m;
+	}
+	return best;
+}

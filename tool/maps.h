@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * maps.h - the memory maps of the profiled processes, over time.
+ *
+ * Maps are read from /proc/PID/maps when a process is first seen, again
+ * after an EXEC record (a new generation, valid from the record's time) and
+ * when a sample hits an address no mapping covers.  Each mapped file is
+ * opened at once through /proc/PID/map_files/START-END (falling back to
+ * /proc/PID/root/PATH, then PATH) and kept open, so a binary that is
+ * deleted, replaced or exits early still resolves.
+ */
+#ifndef CYCREAD_MAPS_H
+#define CYCREAD_MAPS_H
+
+#include "elfsym.h"
+#include "util.h"
+
+enum map_kind {
+	MAP_FILE,
+	MAP_ANON,		/* anonymous (JIT code lives here) */
+	MAP_VDSO,
+	MAP_SPECIAL,		/* [heap], [stack], [vsyscall], ... */
+};
+
+#define MAP_R	1U
+#define MAP_W	2U
+#define MAP_X	4U
+
+struct map {
+	u32 id;			/* index in maps.all */
+	u32 pid;
+	u64 gen_time;		/* valid for samples from this time on */
+	u64 start;
+	u64 end;
+	u64 pgoff;
+	u32 prot;
+	u32 kind;		/* enum map_kind */
+	u64 ino;
+	u32 dev_major;
+	u32 dev_minor;
+	char *path;		/* as in maps, without " (deleted)" */
+	bool deleted;
+	struct dso *dso;	/* NULL when it could not be opened */
+	const char *open_err;	/* why dso is NULL */
+	u8 build_id[DSO_BUILD_ID_MAX];
+	u32 build_id_len;
+};
+
+struct proc_maps {
+	u32 pid;
+	u32 *ids;		/* into maps.all */
+	u32 nr;
+	u32 alloc;
+	u64 cur_gen;
+	u64 last_refresh;	/* now_ns() */
+	u32 nr_refresh;
+	bool read_failed;
+};
+
+struct maps {
+	struct map **all;	/* every mapping ever seen (capture files list them) */
+	u32 nr_all;
+	u32 alloc_all;
+	struct proc_maps **procs;
+	u32 nr_procs;
+	u32 alloc_procs;
+	struct u64map proc_index;	/* pid -> index in procs */
+	struct dso **dsos;	/* every opened file, shared between mappings */
+	u32 nr_dsos;
+	u32 alloc_dsos;
+	struct dso_search search;
+	bool live;		/* may read /proc */
+	const char *proc_root;	/* "/proc" unless tests say otherwise */
+};
+
+void maps_init(struct maps *ms, bool live);
+void maps_free(struct maps *ms);
+
+/* Parse one /proc/PID/maps line; false if malformed. m->path is allocated. */
+bool maps_parse_line(const char *line, struct map *m);
+
+/*
+ * Read /proc/PID/maps (or @text when not NULL) as generation @gen_time.
+ * Mappings already known in that generation are kept.  Returns 0, or -errno
+ * when the process is gone.
+ */
+int maps_read(struct maps *ms, u32 pid, u64 gen_time, const char *text);
+
+/* Start a new generation for @pid at @time (EXEC record) and read it. */
+int maps_exec(struct maps *ms, u32 pid, u64 time);
+
+/* The mapping of @addr in @pid at @time, or NULL. */
+struct map *maps_find(struct maps *ms, u32 pid, u64 time, u64 addr);
+
+/* Known process? */
+struct proc_maps *maps_proc(struct maps *ms, u32 pid, bool create);
+
+/*
+ * Add a mapping from a capture file (no /proc access); the dso is attached
+ * by the caller.
+ */
+struct map *maps_add(struct maps *ms, const struct map *tmpl);
+
+/* Find or open the dso for @path (opened as @fd, taken); shares identical files. */
+struct dso *maps_dso_from_fd(struct maps *ms, int fd, const char *path, const char **why);
+
+#endif /* CYCREAD_MAPS_H */

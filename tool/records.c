@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * records.c - record validation and the in-memory record store.
+ *
+ * Validation is strict about sizes (every byte a decoder touches must lie
+ * inside the record) and lenient about growth (a record may be longer than
+ * this reader knows; unknown types are skipped), as the uapi's
+ * compatibility rules require.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "records.h"
+
+static bool sample_size_ok(const void *rec, u32 size, const char **why)
+{
+	struct cycsample_sample s;
+	u64 need = sizeof(s);
+
+	/* copy: capture files and fuzzers may hand us unaligned data */
+	memcpy(&s, rec, sizeof(s));
+	need += ((u64)s.nr_kernel + s.nr_user + s.nr_regs) * sizeof(u64);
+	if (need > size) {
+		*why = "sample frames run past the record";
+		return false;
+	}
+	return true;
+}
+
+enum rec_status rec_check(const void *buf, size_t avail, u32 *size, const char **why)
+{
+	struct cycsample_record_header hdr;
+	size_t min;
+
+	if (avail < sizeof(hdr)) {
+		*why = "record header cut short";
+		return REC_CORRUPT;
+	}
+	memcpy(&hdr, buf, sizeof(hdr));
+	if (hdr.size < sizeof(hdr) || hdr.size % 8) {
+		*why = "record size not a non-zero multiple of 8";
+		return REC_CORRUPT;
+	}
+	if (hdr.size > avail) {
+		*why = "record size larger than the data";
+		return REC_CORRUPT;
+	}
+	*size = hdr.size;
+	switch (hdr.type) {
+	case CYCSAMPLE_REC_SAMPLE:
+		min = sizeof(struct cycsample_sample);
+		break;
+	case CYCSAMPLE_REC_LOST:
+		min = sizeof(struct cycsample_lost);
+		break;
+	case CYCSAMPLE_REC_EXEC:
+	case CYCSAMPLE_REC_EXIT:
+		min = sizeof(struct cycsample_task_event);
+		break;
+	default:
+		if (hdr.type == 0) {
+			*why = "record type 0";
+			return REC_CORRUPT;
+		}
+		return REC_SKIP;
+	}
+	if (hdr.size < min) {
+		*why = "record shorter than its type";
+		return REC_CORRUPT;
+	}
+	if (hdr.type == CYCSAMPLE_REC_SAMPLE &&
+	    !sample_size_ok(buf, hdr.size, why))
+		return REC_CORRUPT;
+	return REC_VALID;
+}
+
+void rec_sample_view(const void *rec, struct rec_sample *v)
+{
+	const struct cycsample_sample *s = rec;
+
+	v->s = s;
+	v->kframes = s->frames;
+	v->uframes = s->frames + s->nr_kernel;
+	v->regs = v->uframes + s->nr_user;
+}
+
+void meta_free(struct prof_meta *m)
+{
+	free(m->tool_version);
+	free(m->kernel_release);
+	free(m->machine);
+	free(m->hostname);
+	free(m->command);
+	free(m->ksyms_note);
+	memset(m, 0, sizeof(*m));
+}
+
+const char *meta_event_name(u32 event)
+{
+	switch (event) {
+	case CYCSAMPLE_EVENT_HW_CYCLES:
+	case CYCSAMPLE_EVENT_CYCLES:
+		return "cycles";
+	case CYCSAMPLE_EVENT_SW_CPU_CLOCK:
+		return "cpu-clock";
+	case CYCSAMPLE_EVENT_SW_TASK_CLOCK:
+		return "task-clock";
+	case CYCSAMPLE_EVENT_CLOCK:
+		return "clock";
+	default:
+		return "unknown-event";
+	}
+}
+
+void prof_init(struct profile *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->meta.cmd_status = -1;
+}
+
+void prof_free(struct profile *p)
+{
+	free(p->recs);
+	free(p->ev);
+	meta_free(&p->meta);
+	u64map_free(&p->comm_index);
+	strtab_free(&p->comms);
+	memset(p, 0, sizeof(*p));
+}
+
+static u64 record_time(const void *rec, u32 type)
+{
+	switch (type) {
+	case CYCSAMPLE_REC_SAMPLE:
+		return ((const struct cycsample_sample *)rec)->time;
+	case CYCSAMPLE_REC_LOST:
+		return ((const struct cycsample_lost *)rec)->time;
+	default:
+		return ((const struct cycsample_task_event *)rec)->time;
+	}
+}
+
+static void account(struct profile *p, const void *rec, u32 type)
+{
+	const struct cycsample_sample *s = rec;
+	const struct cycsample_task_event *t = rec;
+	char comm[sizeof(t->comm) + 1];
+
+	switch (type) {
+	case CYCSAMPLE_REC_SAMPLE:
+		p->nr_samples++;
+		if (s->flags & CYCSAMPLE_SAMPLE_THROTTLED)
+			p->nr_throttled++;
+		break;
+	case CYCSAMPLE_REC_LOST:
+		p->nr_lost_records++;
+		p->lost_samples += ((const struct cycsample_lost *)rec)->lost;
+		break;
+	case CYCSAMPLE_REC_EXEC:
+	case CYCSAMPLE_REC_EXIT:
+		if (type == CYCSAMPLE_REC_EXEC)
+			p->nr_exec++;
+		else
+			p->nr_exit++;
+		/* comm is NUL-terminated by contract; do not rely on it */
+		memcpy(comm, t->comm, sizeof(t->comm));
+		comm[sizeof(t->comm)] = '\0';
+		if (type == CYCSAMPLE_REC_EXEC && comm[0])
+			prof_set_comm(p, t->pid, comm);
+		break;
+	}
+}
+
+enum rec_status prof_add_record(struct profile *p, const void *rec, size_t avail, u32 cpu,
+				u32 *size, const char **why)
+{
+	enum rec_status st = rec_check(rec, avail, size, why);
+	struct prof_event *e;
+	u32 type;
+
+	if (st == REC_CORRUPT) {
+		p->nr_corrupt++;
+		return st;
+	}
+	if (st == REC_SKIP) {
+		p->nr_unknown++;
+		return st;
+	}
+	if (p->recs_len + *size > p->recs_alloc) {
+		p->recs_alloc = MAX(p->recs_alloc * 2, p->recs_len + *size + 65536);
+		p->recs = xrealloc(p->recs, p->recs_alloc, 1);
+	}
+	memcpy(p->recs + p->recs_len, rec, *size);
+	type = ((const struct cycsample_record_header *)rec)->type;
+
+	VEC_GROW(p->ev, p->nr_ev, p->ev_alloc);
+	e = &p->ev[p->nr_ev];
+	e->off = p->recs_len;
+	e->type = type;
+	e->cpu = type == CYCSAMPLE_REC_SAMPLE ?
+		((const struct cycsample_sample *)rec)->cpu : cpu;
+	e->time = record_time(p->recs + p->recs_len, type);
+	e->seq = p->nr_ev;
+	p->nr_ev++;
+	p->recs_len += *size;
+	account(p, p->recs + e->off, type);
+	return REC_VALID;
+}
+
+static int event_cmp(const void *a, const void *b)
+{
+	const struct prof_event *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	/* an EXIT is the session's last record even if a sample has its time */
+	if ((x->type == CYCSAMPLE_REC_EXIT) != (y->type == CYCSAMPLE_REC_EXIT))
+		return x->type == CYCSAMPLE_REC_EXIT ? 1 : -1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+void prof_sort(struct profile *p)
+{
+	qsort(p->ev, p->nr_ev, sizeof(*p->ev), event_cmp);
+}
+
+void prof_set_comm(struct profile *p, u32 pid, const char *comm)
+{
+	u32 id = strtab_intern(&p->comms, comm);
+
+	u64map_put(&p->comm_index, pid, id);
+}
+
+const char *prof_comm(const struct profile *p, u32 pid)
+{
+	u64 id;
+
+	if (!u64map_get(&p->comm_index, pid, &id))
+		return NULL;
+	return strtab_str(&p->comms, id);
+}

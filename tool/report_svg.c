@@ -1,0 +1,405 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * report_svg.c - a self-contained interactive flame graph.
+ *
+ * The stacks are merged into a tree (root "all", then the command, then the
+ * frames from the outermost caller to the sampled function), children
+ * sorted by name as in the folded output.  Every frame becomes a <g> with its
+ * position in samples (data-x, data-w), depth (data-d) and name (data-n), a
+ * <title> tooltip, a <rect> and a <text> placed for the full view, so the
+ * picture renders even without scripts.  The embedded script re-places
+ * frames on zoom (click a frame; "Reset Zoom" or Escape to undo), shows
+ * name, samples and percentage of the hovered frame at the bottom, and
+ * highlights frames matching a regular expression ("Search" or Ctrl-F),
+ * printing the matched share of all samples.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+#define SVG_WIDTH	1200
+#define SVG_PAD		10
+#define SVG_FRAME_H	16
+#define SVG_TOP		34
+#define SVG_BOTTOM	26
+#define SVG_CHAR_W	7.0	/* average glyph width of the 12px font, for trimming */
+
+enum node_kind {
+	NODE_ROOT,
+	NODE_COMM,
+	NODE_USER,
+	NODE_KERNEL,
+	NODE_JIT,
+	NODE_UNKNOWN,
+};
+
+struct fnode {
+	u32 name;		/* local strtab id */
+	u32 parent;
+	u32 first_child;
+	u32 next_sibling;
+	u64 count;		/* samples in this frame and below */
+	u64 x;			/* samples left of this frame */
+	u32 depth;
+	u8 kind;
+};
+
+struct ftree {
+	struct fnode *n;
+	u32 nr;
+	u32 alloc;
+	struct u64map child;	/* (parent << 32 | name) -> node */
+	struct strtab strs;
+	u32 max_depth;
+};
+
+#define NO_NODE	UINT32_MAX
+
+static u32 tree_child(struct ftree *t, u32 parent, const char *name, u8 kind)
+{
+	u32 name_id = strtab_intern(&t->strs, name);
+	u64 key = (u64)parent << 32 | name_id, idx;
+	struct fnode *c;
+
+	if (u64map_get(&t->child, key, &idx))
+		return idx;
+	VEC_GROW(t->n, t->nr, t->alloc);
+	c = &t->n[t->nr];
+	memset(c, 0, sizeof(*c));
+	c->name = name_id;
+	c->kind = kind;
+	c->parent = parent;
+	c->first_child = NO_NODE;
+	c->depth = parent == NO_NODE ? 0 : t->n[parent].depth + 1;
+	t->max_depth = MAX(t->max_depth, c->depth);
+	if (parent != NO_NODE) {
+		c->next_sibling = t->n[parent].first_child;
+		t->n[parent].first_child = t->nr;
+	} else {
+		c->next_sibling = NO_NODE;
+	}
+	u64map_put(&t->child, key, t->nr);
+	return t->nr++;
+}
+
+static u8 frame_kind(const struct report *rep, u32 fi, bool kernel)
+{
+	const struct frame_info *f = res_fi(rep->r, fi);
+
+	if (!(f->flags & FI_RESOLVED))
+		return NODE_UNKNOWN;
+	if (f->flags & FI_JIT)
+		return NODE_JIT;
+	return kernel ? NODE_KERNEL : NODE_USER;
+}
+
+static void tree_build(struct ftree *t, const struct report *rep)
+{
+	struct sbuf sb = { 0 };
+	u32 i, node;
+	int j;
+
+	tree_child(t, NO_NODE, "all", NODE_ROOT);
+	for (i = 0; i < rep->nr_samples; i++) {
+		const struct rsample *rs = &rep->samples[i];
+		const struct cycsample_sample *s = prof_rec(rep->p, &rep->p->ev[rs->ev]);
+
+		t->n[0].count++;
+		sbuf_reset(&sb);
+		report_comm_name(rep, s->pid, &sb);
+		node = tree_child(t, 0, sb.buf, NODE_COMM);
+		t->n[node].count++;
+		for (j = rs->nr - 1; j >= 0; j--) {
+			u32 fi = rep->frames[rs->first + j];
+			bool kernel = j < rs->nr_kernel;
+
+			sbuf_reset(&sb);
+			report_frame_name(rep, fi, kernel, &sb);
+			node = tree_child(t, node, sb.buf, frame_kind(rep, fi, kernel));
+			t->n[node].count++;
+		}
+	}
+	sbuf_free(&sb);
+}
+
+static const struct ftree *cmp_tree;
+
+static int child_cmp(const void *a, const void *b)
+{
+	const struct fnode *t = cmp_tree->n;
+
+	return strcmp(strtab_str(&cmp_tree->strs, t[*(const u32 *)a].name),
+		      strtab_str(&cmp_tree->strs, t[*(const u32 *)b].name));
+}
+
+/* Give each node its x (children left to right in name order); emit order into @order. */
+static void tree_layout(struct ftree *t, u32 *order)
+{
+	u32 *stack = xmalloc(sizeof(u32) * (t->nr + 1));
+	u32 *kids = xmalloc(sizeof(u32) * (t->nr + 1));
+	u32 sp = 0, nr_order = 0, nk, c, k;
+	u64 x;
+
+	cmp_tree = t;
+	stack[sp++] = 0;
+	t->n[0].x = 0;
+	while (sp) {
+		u32 node = stack[--sp];
+
+		order[nr_order++] = node;
+		nk = 0;
+		for (c = t->n[node].first_child; c != NO_NODE; c = t->n[c].next_sibling)
+			kids[nk++] = c;
+		qsort(kids, nk, sizeof(*kids), child_cmp);
+		x = t->n[node].x;
+		for (k = 0; k < nk; k++) {
+			t->n[kids[k]].x = x;
+			x += t->n[kids[k]].count;
+		}
+		/* push in reverse so the leftmost child is emitted first */
+		for (k = nk; k > 0; k--)
+			stack[sp++] = kids[k - 1];
+	}
+	free(stack);
+	free(kids);
+}
+
+static void xml_escape(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '&':
+			fputs("&amp;", out);
+			break;
+		case '<':
+			fputs("&lt;", out);
+			break;
+		case '>':
+			fputs("&gt;", out);
+			break;
+		case '"':
+			fputs("&quot;", out);
+			break;
+		case '\'':
+			fputs("&apos;", out);
+			break;
+		default:
+			/* control characters are not allowed in XML 1.0 */
+			fputc((unsigned char)*s < 0x20 ? '?' : *s, out);
+		}
+	}
+}
+
+static void node_color(const struct ftree *t, const struct fnode *n, char *buf, size_t len)
+{
+	const char *name = strtab_str(&t->strs, n->name);
+	u64 h = hash_bytes(name, strlen(name), 0);
+	unsigned int v1 = h & 0xff, v2 = (h >> 8) & 0xff;
+
+	switch (n->kind) {
+	case NODE_ROOT:
+	case NODE_COMM:
+		snprintf(buf, len, "rgb(%u,%u,%u)", 170 + v1 % 30, 170 + v1 % 30, 190 + v2 % 30);
+		break;
+	case NODE_KERNEL:
+		snprintf(buf, len, "rgb(%u,%u,%u)", 90 + v1 % 50, 150 + v2 % 50, 220 + v1 % 30);
+		break;
+	case NODE_JIT:
+		snprintf(buf, len, "rgb(%u,%u,%u)", 80 + v1 % 50, 190 + v2 % 50, 80 + v1 % 40);
+		break;
+	case NODE_UNKNOWN:
+		snprintf(buf, len, "rgb(%u,%u,%u)", 185 + v1 % 20, 185 + v1 % 20, 185 + v1 % 20);
+		break;
+	default:
+		/* warm colours: red through orange to yellow */
+		snprintf(buf, len, "rgb(%u,%u,%u)", 220 + v1 % 35, 90 + v2 % 130, 40 + v1 % 30);
+	}
+}
+
+static const char svg_style[] =
+	"<style type=\"text/css\">\n"
+	"  text { font-family: Verdana, Helvetica, sans-serif; font-size: 12px; fill: #000; }\n"
+	"  g.f text { pointer-events: none; }\n"
+	"  g.f:hover rect { stroke: #000; stroke-width: 0.5; cursor: pointer; }\n"
+	"  g.f.anc rect { opacity: 0.55; }\n"
+	"  g.f.hit rect { fill: rgb(230,0,230); }\n"
+	"  .btn { cursor: pointer; fill: #0645ad; }\n"
+	"  #title { font-size: 16px; }\n"
+	"</style>\n";
+
+/* Our own script; see the file comment for what it does. */
+static const char svg_script[] =
+	"<script type=\"text/ecmascript\"><![CDATA[\n"
+	"'use strict';\n"
+	"var W = " "%d, PAD = %d, CHAR_W = %.1f;\n"
+	"var frames = [], total = 1, details, matched, resetBtn, zoomed = null, re = null;\n"
+	"function attr(g, a) { return g.getAttribute('data-' + a); }\n"
+	"function num(g, a) { return +attr(g, a); }\n"
+	"function pct(n) { return (100 * n / total).toFixed(2) + '%%'; }\n"
+	"function fit(t, name, w) {\n"
+	"  var max = Math.floor(w / CHAR_W);\n"
+	"  t.textContent = max < 3 ? '' : name.length <= max ? name : name.substr(0, max - 2) + '..';\n"
+	"}\n"
+	"function place(x0, w0, zd) {\n"
+	"  var scale = (W - 2 * PAD) / w0;\n"
+	"  frames.forEach(function (g) {\n"
+	"    var x = num(g, 'x'), w = num(g, 'w'), d = num(g, 'd');\n"
+	"    var lo = Math.max(x, x0), hi = Math.min(x + w, x0 + w0);\n"
+	"    var pw = (hi - lo) * scale;\n"
+	"    if (hi <= lo || pw < 0.1) { g.style.display = 'none'; return; }\n"
+	"    g.style.display = '';\n"
+	"    var px = PAD + (lo - x0) * scale;\n"
+	"    var r = g.getElementsByTagName('rect')[0], t = g.getElementsByTagName('text')[0];\n"
+	"    r.setAttribute('x', px.toFixed(2));\n"
+	"    r.setAttribute('width', pw.toFixed(2));\n"
+	"    t.setAttribute('x', (px + 3).toFixed(2));\n"
+	"    fit(t, attr(g, 'n'), pw - 6);\n"
+	"    if (d < zd) g.classList.add('anc'); else g.classList.remove('anc');\n"
+	"  });\n"
+	"}\n"
+	"function zoom(g) {\n"
+	"  zoomed = g;\n"
+	"  place(num(g, 'x'), num(g, 'w'), num(g, 'd'));\n"
+	"  resetBtn.style.opacity = 1;\n"
+	"}\n"
+	"function unzoom() {\n"
+	"  zoomed = null;\n"
+	"  place(0, total, -1);\n"
+	"  resetBtn.style.opacity = 0;\n"
+	"}\n"
+	"function search(s) {\n"
+	"  frames.forEach(function (g) { g.classList.remove('hit'); });\n"
+	"  matched.textContent = '';\n"
+	"  re = null;\n"
+	"  if (!s) return;\n"
+	"  try { re = new RegExp(s); } catch (e) { matched.textContent = 'bad expression'; return; }\n"
+	"  var spans = [];\n"
+	"  frames.forEach(function (g) {\n"
+	"    if (num(g, 'd') > 0 && re.test(attr(g, 'n'))) {\n"
+	"      g.classList.add('hit');\n"
+	"      spans.push([num(g, 'x'), num(g, 'x') + num(g, 'w')]);\n"
+	"    }\n"
+	"  });\n"
+	"  spans.sort(function (a, b) { return a[0] - b[0]; });\n"
+	"  var sum = 0, end = -1;\n"
+	"  spans.forEach(function (s) {\n"
+	"    if (s[1] <= end) return;\n"
+	"    sum += s[1] - Math.max(s[0], end);\n"
+	"    end = s[1];\n"
+	"  });\n"
+	"  matched.textContent = 'Matched: ' + pct(sum);\n"
+	"}\n"
+	"function ask() {\n"
+	"  var s = window.prompt('Search frames (regular expression)', re ? re.source : '');\n"
+	"  if (s !== null) search(s);\n"
+	"}\n"
+	"function init() {\n"
+	"  frames = Array.prototype.slice.call(document.querySelectorAll('g.f'));\n"
+	"  details = document.getElementById('details');\n"
+	"  matched = document.getElementById('matched');\n"
+	"  resetBtn = document.getElementById('reset');\n"
+	"  total = frames.length ? num(frames[0], 'w') : 1;\n"
+	"  frames.forEach(function (g) {\n"
+	"    g.addEventListener('mouseover', function () {\n"
+	"      details.textContent = attr(g, 'n') + ' (' + num(g, 'w') + ' samples, ' +\n"
+	"        pct(num(g, 'w')) + ')';\n"
+	"    });\n"
+	"    g.addEventListener('mouseout', function () { details.textContent = ' '; });\n"
+	"    g.addEventListener('click', function () { zoom(g); });\n"
+	"  });\n"
+	"  resetBtn.addEventListener('click', unzoom);\n"
+	"  document.getElementById('search').addEventListener('click', ask);\n"
+	"  window.addEventListener('keydown', function (e) {\n"
+	"    if ((e.ctrlKey || e.metaKey) && e.key === 'f') { e.preventDefault(); ask(); }\n"
+	"    else if (e.key === 'Escape') { unzoom(); search(''); }\n"
+	"  });\n"
+	"}\n"
+	"window.addEventListener('load', init);\n"
+	"]]></script>\n";
+
+static void emit_frame(FILE *out, const struct ftree *t, const struct fnode *n, u64 total,
+		       int height)
+{
+	const char *name = strtab_str(&t->strs, n->name);
+	double scale = (double)(SVG_WIDTH - 2 * SVG_PAD) / (total ? total : 1);
+	double x = SVG_PAD + n->x * scale, w = n->count * scale;
+	int y = height - SVG_BOTTOM - (int)(n->depth + 1) * SVG_FRAME_H;
+	int max = (int)((w - 6) / SVG_CHAR_W);
+	size_t len = strlen(name);
+	char color[32];
+
+	node_color(t, n, color, sizeof(color));
+	fprintf(out, "<g class=\"f\" data-x=\"%llu\" data-w=\"%llu\" data-d=\"%u\" data-n=\"",
+		n->x, n->count, n->depth);
+	xml_escape(out, name);
+	fputs("\"><title>", out);
+	xml_escape(out, name);
+	fprintf(out, " (%llu samples, %.2f%%)</title>", n->count,
+		total ? 100.0 * n->count / total : 0.0);
+	fprintf(out, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" rx=\"2\" fill=\"%s\"/>",
+		x, y, w, SVG_FRAME_H - 1, color);
+	fprintf(out, "<text x=\"%.2f\" y=\"%.1f\">", x + 3, y + 11.5);
+	if (max >= 3) {
+		if ((int)len <= max) {
+			xml_escape(out, name);
+		} else {
+			char *cut = xstrndup(name, max - 2);
+
+			xml_escape(out, cut);
+			fputs("..", out);
+			free(cut);
+		}
+	}
+	fputs("</text></g>\n", out);
+}
+
+int report_svg(const struct report *rep, const char *path, const char *title)
+{
+	struct ftree t = { 0 };
+	u32 *order, i;
+	int height, ret = 0;
+	FILE *out;
+
+	out = fopen(path, "w");
+	if (!out)
+		return -errno;
+	tree_build(&t, rep);
+	order = xmalloc(sizeof(*order) * t.nr);
+	tree_layout(&t, order);
+	height = SVG_TOP + (t.max_depth + 1) * SVG_FRAME_H + SVG_BOTTOM;
+
+	fputs("<?xml version=\"1.0\" standalone=\"no\"?>\n", out);
+	fprintf(out, "<svg version=\"1.1\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+		"xmlns=\"http://www.w3.org/2000/svg\">\n", SVG_WIDTH, height, SVG_WIDTH, height);
+	fputs("<!-- flame graph written by cycread: width is the share of samples, "
+	      "bottom-up from caller to callee -->\n", out);
+	fputs(svg_style, out);
+	fprintf(out, svg_script, SVG_WIDTH, SVG_PAD, SVG_CHAR_W);
+	fprintf(out, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#f6f6f4\"/>\n",
+		SVG_WIDTH, height);
+	fprintf(out, "<text id=\"title\" x=\"%d\" y=\"22\" text-anchor=\"middle\">", SVG_WIDTH / 2);
+	xml_escape(out, title);
+	fputs("</text>\n", out);
+	fprintf(out, "<text id=\"reset\" class=\"btn\" x=\"%d\" y=\"22\" style=\"opacity:0\">"
+		"Reset Zoom</text>\n", SVG_PAD);
+	fprintf(out, "<text id=\"search\" class=\"btn\" x=\"%d\" y=\"22\" text-anchor=\"end\">"
+		"Search</text>\n", SVG_WIDTH - SVG_PAD);
+	fprintf(out, "<text id=\"details\" x=\"%d\" y=\"%d\"> </text>\n", SVG_PAD, height - 8);
+	fprintf(out, "<text id=\"matched\" x=\"%d\" y=\"%d\" text-anchor=\"end\"></text>\n",
+		SVG_WIDTH - SVG_PAD, height - 8);
+	fputs("<g id=\"frames\">\n", out);
+	for (i = 0; i < t.nr; i++)
+		emit_frame(out, &t, &t.n[order[i]], t.n[0].count, height);
+	fputs("</g>\n</svg>\n", out);
+	if (ferror(out))
+		ret = -EIO;
+	if (fclose(out) && !ret)
+		ret = -errno;
+	free(order);
+	free(t.n);
+	u64map_free(&t.child);
+	strtab_free(&t.strs);
+	return ret;
+}

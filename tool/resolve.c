@@ -1,0 +1,458 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * resolve.c - addresses to frames: mappings, ELF symbols, JIT maps,
+ * kallsyms, demangling, and the arm64 leaf-caller repair.
+ */
+#include <elf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "demangle.h"
+#include "resolve.h"
+
+/* Re-read a process's maps for unknown addresses at most this often. */
+#define REFRESH_INTERVAL_NS	(20 * 1000 * 1000ULL)
+#define REFRESH_MAX		2000
+
+const char *const unres_reason_str[UR_MAX] = {
+	[UR_NONE] = "resolved",
+	[UR_NO_MAPPING] = "no mapping",
+	[UR_NO_FILE] = "file not readable",
+	[UR_NO_SYMBOLS] = "no symbols (stripped, no debug file)",
+	[UR_NO_SYMBOL] = "address outside any symbol",
+	[UR_JIT_NO_MAP] = "JIT/anonymous code without perf map",
+	[UR_KERNEL_HIDDEN] = "kernel address hidden",
+	[UR_KERNEL_UNKNOWN] = "kernel address not in kallsyms",
+};
+
+void res_init(struct resolver *r, struct maps *maps, bool live)
+{
+	memset(r, 0, sizeof(*r));
+	r->maps = maps;
+	r->live = live;
+	r->demangle = true;
+	r->leaf_repair = true;
+	r->jit_dir = "/tmp";
+}
+
+void res_free(struct resolver *r)
+{
+	u32 i;
+
+	ksyms_free(&r->ksyms);
+	for (i = 0; i < r->nr_jits; i++) {
+		jitmap_free(r->jits[i]);
+		free(r->jits[i]);
+	}
+	free(r->jits);
+	u64map_free(&r->jit_index);
+	strtab_free(&r->strs);
+	free(r->fis);
+	for (i = 0; i < r->nr_map_cache; i++)
+		u64map_free(&r->map_cache[i]);
+	free(r->map_cache);
+	u64map_free(&r->kcache);
+	u64map_free(&r->demangled);
+	memset(r, 0, sizeof(*r));
+}
+
+void stack_free(struct stack *st)
+{
+	free(st->f);
+	memset(st, 0, sizeof(*st));
+}
+
+static u32 intern(struct resolver *r, const char *s)
+{
+	return strtab_intern(&r->strs, s);
+}
+
+static u32 new_fi(struct resolver *r)
+{
+	VEC_GROW(r->fis, r->nr_fis, r->alloc_fis);
+	memset(&r->fis[r->nr_fis], 0, sizeof(r->fis[0]));
+	return r->nr_fis++;
+}
+
+static u32 display_name(struct resolver *r, const char *raw)
+{
+	u32 raw_id = intern(r, raw);
+	char *dm;
+	u64 id;
+
+	if (!r->demangle)
+		return raw_id;
+	if (u64map_get(&r->demangled, raw_id, &id))
+		return id;
+	dm = demangle(raw);
+	id = dm ? intern(r, dm) : raw_id;
+	free(dm);
+	u64map_put(&r->demangled, raw_id, id);
+	return id;
+}
+
+static u32 bracketed(struct resolver *r, const char *name)
+{
+	char *s = xasprintf("[%s]", name);
+	u32 id = intern(r, s);
+
+	free(s);
+	return id;
+}
+
+void res_load_kernel(struct resolver *r)
+{
+	if (r->ksyms_ready)
+		return;
+	r->ksyms_ready = true;
+	if (r->live)
+		ksyms_load(&r->ksyms, r->kallsyms_path, r->modules_path);
+}
+
+u32 res_kernel(struct resolver *r, u64 addr)
+{
+	const struct ksym *ks;
+	struct frame_info *fi;
+	u64 idx;
+	u32 i;
+
+	if (u64map_get(&r->kcache, addr, &idx))
+		return idx;
+	res_load_kernel(r);
+	i = new_fi(r);
+	fi = &r->fis[i];
+	fi->flags = FI_KERNEL;
+	ks = (addr && !r->ksyms.hidden) ? ksyms_find(&r->ksyms, addr) : NULL;
+	if (ks) {
+		fi->func = display_name(r, ksym_name(&r->ksyms, ks));
+		fi->dso = ks->module ? bracketed(r, r->ksyms.names + ks->module)
+				     : intern(r, "[kernel.kallsyms]");
+		fi->path = fi->dso;
+		fi->off = addr - ks->start;
+		fi->flags |= FI_RESOLVED;
+	} else {
+		fi->reason = (!addr || r->ksyms.hidden || !r->ksyms.nr) ? UR_KERNEL_HIDDEN :
+			     UR_KERNEL_UNKNOWN;
+		fi->func = intern(r, fi->reason == UR_KERNEL_HIDDEN ? "[kernel]" : "[unknown]");
+		fi->dso = intern(r, "[kernel.kallsyms]");
+		fi->path = fi->dso;
+		fi->off = addr;
+	}
+	u64map_put(&r->kcache, addr, i);
+	return i;
+}
+
+struct jitmap *res_jitmap(struct resolver *r, u32 pid, bool create)
+{
+	struct jitmap *j;
+	struct stat st;
+	char path[4096];
+	long uid = -1;
+	u64 idx;
+
+	if (u64map_get(&r->jit_index, pid, &idx))
+		return r->jits[idx];
+	if (!create && !r->live)
+		return NULL;
+	j = xcalloc(1, sizeof(*j));
+	j->pid = pid;
+	if (r->live) {
+		snprintf(path, sizeof(path), "/proc/%u", pid);
+		if (!stat(path, &st))
+			uid = st.st_uid;
+		/* the process's /tmp first (containers), then ours */
+		snprintf(path, sizeof(path), "/proc/%u/root%s/perf-%u.map", pid, r->jit_dir, pid);
+		if (jitmap_load(j, path, uid)) {
+			snprintf(path, sizeof(path), "%s/perf-%u.map", r->jit_dir, pid);
+			jitmap_load(j, path, uid);
+		}
+	}
+	VEC_GROW(r->jits, r->nr_jits, r->alloc_jits);
+	u64map_put(&r->jit_index, pid, r->nr_jits);
+	r->jits[r->nr_jits++] = j;
+	return j;
+}
+
+void res_prologue(struct dso *d, struct dso_sym *sym)
+{
+	u8 code[4 * LEAF_SCAN_INSNS];
+	u64 n;
+
+	if (sym->fs_off != FS_OFF_UNKNOWN || d->e_machine != EM_AARCH64)
+		return;
+	n = MIN((sym->end - sym->start) / 4, (u64)LEAF_SCAN_INSNS);
+	if (n && dso_read(d, sym->start, code, 4 * n))
+		sym->fs_off = a64_frame_setup_offset(code, n);
+}
+
+static void resolve_anon(struct resolver *r, struct frame_info *fi, u32 pid, u64 addr)
+{
+	struct jitmap *j = res_jitmap(r, pid, false);
+	const struct jitsym *js = j ? jitmap_find(j, addr) : NULL;
+
+	if (js) {
+		fi->func = display_name(r, jitsym_name(j, js));
+		fi->dso = intern(r, "[jit]");
+		fi->off = addr - js->start;
+		fi->flags |= FI_RESOLVED | FI_JIT;
+	} else {
+		fi->reason = UR_JIT_NO_MAP;
+		fi->func = intern(r, "[anon]");
+		fi->dso = fi->func;
+		fi->off = addr;
+	}
+	fi->path = fi->dso;
+}
+
+static void resolve_file(struct resolver *r, struct frame_info *fi, const struct map *m,
+			 u64 addr)
+{
+	u64 off = addr - m->start + m->pgoff, vaddr;
+	struct dso *d = m->dso;
+	const char *base;
+
+	base = strrchr(m->path, '/');
+	base = base ? base + 1 : m->path;
+	fi->dso = intern(r, base);
+	fi->path = intern(r, m->path);
+	fi->off = off;
+	fi->func = bracketed(r, base);
+	if (!d) {
+		fi->reason = UR_NO_FILE;
+		return;
+	}
+	dso_load_syms(d, &r->maps->search);
+	if (!d->nr_syms) {
+		fi->reason = UR_NO_SYMBOLS;
+		return;
+	}
+	if (!dso_off_to_vaddr(d, off, &vaddr) || !(fi->sym = dso_find(d, vaddr))) {
+		fi->reason = UR_NO_SYMBOL;
+		return;
+	}
+	fi->d = d;
+	fi->func = display_name(r, dso_sym_name(d, fi->sym));
+	fi->off = vaddr - fi->sym->start;
+	fi->flags |= FI_RESOLVED;
+}
+
+static struct map *find_map(struct resolver *r, u32 pid, u64 time, u64 addr)
+{
+	struct map *m = maps_find(r->maps, pid, time, addr);
+	struct proc_maps *p;
+
+	if (m || !r->live)
+		return m;
+	p = maps_proc(r->maps, pid, true);
+	if (p->read_failed || p->nr_refresh >= REFRESH_MAX ||
+	    now_ns() - p->last_refresh < REFRESH_INTERVAL_NS)
+		return NULL;
+	maps_read(r->maps, pid, p->cur_gen, NULL);
+	return maps_find(r->maps, pid, time, addr);
+}
+
+u32 res_user(struct resolver *r, u32 pid, u64 time, u64 addr)
+{
+	struct map *m = find_map(r, pid, time, addr);
+	struct frame_info *fi;
+	struct u64map *cache;
+	u64 idx;
+	u32 i;
+
+	if (!m) {
+		/* JIT code may also live in memory the maps did not show us */
+		i = new_fi(r);
+		resolve_anon(r, &r->fis[i], pid, addr);
+		if (r->fis[i].reason)
+			r->fis[i].reason = UR_NO_MAPPING;
+		if (!(r->fis[i].flags & FI_RESOLVED)) {
+			r->fis[i].func = intern(r, "[unknown]");
+			r->fis[i].dso = r->fis[i].func;
+			r->fis[i].path = r->fis[i].func;
+		}
+		return i;
+	}
+	if (m->id >= r->nr_map_cache) {
+		u32 n = MAX(m->id + 1, 2 * r->nr_map_cache);
+
+		r->map_cache = xrealloc(r->map_cache, n, sizeof(*r->map_cache));
+		memset(r->map_cache + r->nr_map_cache, 0,
+		       (n - r->nr_map_cache) * sizeof(*r->map_cache));
+		r->nr_map_cache = n;
+	}
+	cache = &r->map_cache[m->id];
+	if (u64map_get(cache, addr, &idx))
+		return idx;
+	i = new_fi(r);
+	fi = &r->fis[i];
+	fi->map = m;
+	if (m->kind == MAP_FILE || (m->kind == MAP_VDSO && m->dso))
+		resolve_file(r, fi, m, addr);
+	else
+		resolve_anon(r, fi, pid, addr);
+	u64map_put(cache, addr, i);
+	return i;
+}
+
+void res_observe(struct resolver *r, const struct rec_sample *v)
+{
+	const struct cycsample_sample *s = v->s;
+	struct proc_maps *p = maps_proc(r->maps, s->pid, true);
+	u32 i;
+
+	if (!p->nr_refresh)
+		maps_read(r->maps, s->pid, p->cur_gen, NULL);
+	if (s->flags & CYCSAMPLE_SAMPLE_USER && !s->nr_user)
+		find_map(r, s->pid, s->time, s->pc);
+	for (i = 0; i < s->nr_user; i++)
+		if (!rec_frame_is_marker(v->uframes[i]) && v->uframes[i] &&
+		    !find_map(r, s->pid, s->time, v->uframes[i]))
+			break;
+}
+
+static void push(struct stack *st, u32 fi, u64 addr, u64 off, u8 flags)
+{
+	VEC_GROW(st->f, st->nr, st->alloc);
+	st->f[st->nr].fi = fi;
+	st->f[st->nr].addr = addr;
+	st->f[st->nr].off = off;
+	st->f[st->nr].flags = flags;
+	st->nr++;
+}
+
+/* Return addresses point after the call: look up the call itself. */
+static u64 lookup_addr(u64 addr, bool is_return)
+{
+	return is_return && addr ? addr - 1 : addr;
+}
+
+static void push_user(struct resolver *r, struct stack *st, const struct cycsample_sample *s,
+		      u64 addr, bool is_return, u8 flags)
+{
+	u32 fi = res_user(r, s->pid, s->time, lookup_addr(addr, is_return));
+
+	push(st, fi, addr, r->fis[fi].off + (is_return && addr ? 1 : 0), flags);
+}
+
+static void push_kernel(struct resolver *r, struct stack *st, u64 addr, bool is_return)
+{
+	u32 fi = res_kernel(r, lookup_addr(addr, is_return));
+
+	push(st, fi, addr, r->fis[fi].off + (is_return && addr ? 1 : 0), SF_KERNEL);
+}
+
+static u64 fn_key(const struct frame_info *fi)
+{
+	if (!(fi->flags & FI_RESOLVED))
+		return 0;
+	return ((u64)fi->dso << 32 | fi->func) + 1;
+}
+
+/* See leaf.h for the rules; called after the user pc frame was pushed. */
+static void leaf_repair(struct resolver *r, struct stack *st, const struct rec_sample *v,
+			u32 pc_frame)
+{
+	const struct cycsample_sample *s = v->s;
+	struct leaf_input in = { 0 };
+	const struct frame_info *pc_fi, *lr_fi;
+	enum leaf_verdict verdict;
+	u64 lr;
+	u32 lr_idx, first_ret;
+
+	if (s->arch != CYCSAMPLE_ARCH_ARM64 || (s->flags & CYCSAMPLE_SAMPLE_COMPAT))
+		return;
+	if (s->flags & CYCSAMPLE_SAMPLE_USER)
+		lr = s->lr;
+	else if (s->nr_regs > 30)
+		lr = v->regs[30];	/* user x30 from the register dump */
+	else
+		return;
+	lr = a64_strip_pac(lr);
+	if (!lr)
+		return;
+	/* the first real return address in the chain */
+	for (first_ret = 1; first_ret < s->nr_user; first_ret++)
+		if (!rec_frame_is_marker(v->uframes[first_ret]))
+			break;
+	if (first_ret < s->nr_user && v->uframes[first_ret] == lr)
+		return;
+	pc_fi = &r->fis[st->f[pc_frame].fi];
+	lr_idx = res_user(r, s->pid, s->time, lr - 1);
+	lr_fi = &r->fis[lr_idx];
+	pc_fi = &r->fis[st->f[pc_frame].fi];	/* fis may have moved */
+	in.pc_fn = fn_key(pc_fi);
+	in.lr_fn = fn_key(lr_fi);
+	if (first_ret < s->nr_user)
+		in.caller_fn = fn_key(&r->fis[res_user(r, s->pid, s->time,
+							v->uframes[first_ret] - 1)]);
+	pc_fi = &r->fis[st->f[pc_frame].fi];
+	if (pc_fi->d && pc_fi->sym) {
+		res_prologue(pc_fi->d, pc_fi->sym);
+		in.pc_off = pc_fi->off;
+		if (pc_fi->sym->fs_off != FS_OFF_UNKNOWN) {
+			in.code_known = true;
+			in.fs_off = pc_fi->sym->fs_off;
+			in.pc_insn_known = dso_read(pc_fi->d, pc_fi->sym->start + pc_fi->off,
+						    &in.pc_insn, 4);
+		}
+	}
+	verdict = leaf_decide(&in);
+	if (verdict == LEAF_KEEP)
+		return;
+	st->leaf = verdict;
+	r->leaf_inserted++;
+	push(st, lr_idx, lr, r->fis[lr_idx].off + 1, SF_INSERTED);
+}
+
+void res_stack(struct resolver *r, const struct rec_sample *v, struct stack *st)
+{
+	const struct cycsample_sample *s = v->s;
+	bool first = true;
+	u32 i, start;
+
+	st->nr = 0;
+	st->leaf = LEAF_KEEP;
+	if (!s->nr_kernel && !s->nr_user) {
+		if (s->flags & CYCSAMPLE_SAMPLE_KERNEL)
+			push_kernel(r, st, s->pc, false);
+		else
+			push_user(r, st, s, s->pc, false, 0);
+		goto count;
+	}
+	for (i = 0; i < s->nr_kernel; i++) {
+		if (rec_frame_is_marker(v->kframes[i]))
+			continue;
+		push_kernel(r, st, v->kframes[i], !first);
+		first = false;
+	}
+	first = true;
+	for (i = 0; i < s->nr_user; i++) {
+		if (rec_frame_is_marker(v->uframes[i]) || (!v->uframes[i] && !first))
+			continue;
+		start = st->nr;
+		push_user(r, st, s, v->uframes[i], !first, 0);
+		if (first && r->leaf_repair)
+			leaf_repair(r, st, v, start);
+		first = false;
+	}
+count:
+	for (i = 0; i < st->nr; i++) {
+		r->frames++;
+		r->reasons[r->fis[st->f[i].fi].reason]++;
+	}
+}
+
+void res_format_frame(const struct resolver *r, const struct stack_frame *f, struct sbuf *sb)
+{
+	const struct frame_info *fi = &r->fis[f->fi];
+
+	if (fi->flags & FI_RESOLVED) {
+		sbuf_printf(sb, "%s+0x%llx", res_str(r, fi->func), f->off);
+	} else if (fi->reason == UR_NO_FILE || fi->reason == UR_NO_SYMBOLS ||
+		   fi->reason == UR_NO_SYMBOL) {
+		sbuf_printf(sb, "%s+0x%llx", res_str(r, fi->dso), f->off);
+	} else {
+		sbuf_addstr(sb, res_str(r, fi->func));
+	}
+}

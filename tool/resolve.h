@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * resolve.h - turn a sample's addresses into named frames.
+ *
+ * User addresses go through the maps of the sample's process at the
+ * sample's time, then the mapped file's symbols (elfsym.h), or a JIT map
+ * for anonymous code; kernel addresses through kallsyms.  Results are cached
+ * per (mapping, address).  Frames that stay unnamed carry a reason, counted
+ * per frame for the report's footer.  On arm64 the leaf-caller repair of
+ * leaf.h may insert one frame.
+ */
+#ifndef CYCREAD_RESOLVE_H
+#define CYCREAD_RESOLVE_H
+
+#include "kallsyms.h"
+#include "leaf.h"
+#include "maps.h"
+#include "perfmap.h"
+#include "records.h"
+#include "util.h"
+
+enum unres_reason {
+	UR_NONE = 0,
+	UR_NO_MAPPING,		/* no mapping covers the address */
+	UR_NO_FILE,		/* the mapped file could not be opened */
+	UR_NO_SYMBOLS,		/* the file has no symbol table at all */
+	UR_NO_SYMBOL,		/* the address lies outside every symbol */
+	UR_JIT_NO_MAP,		/* anonymous code without /tmp/perf-PID.map */
+	UR_KERNEL_HIDDEN,	/* kernel addresses withheld (kptr_restrict/REGS_HIDDEN) */
+	UR_KERNEL_UNKNOWN,	/* kernel address outside kallsyms */
+	UR_MAX
+};
+
+extern const char *const unres_reason_str[UR_MAX];
+
+#define FI_KERNEL	(1U << 0)
+#define FI_RESOLVED	(1U << 1)	/* func is a real symbol name */
+#define FI_JIT		(1U << 2)
+
+/* One resolved location (shared by every sample that hits the address). */
+struct frame_info {
+	u32 func;		/* strtab id: symbol name, or "[file]" / "[unknown]" */
+	u32 dso;		/* strtab id: short file name ("libc.so.6", "[kernel.kallsyms]") */
+	u32 path;		/* strtab id: full path */
+	u64 off;		/* looked-up address - symbol start, or file offset */
+	u8 reason;		/* enum unres_reason */
+	u8 flags;		/* FI_* */
+	struct dso *d;		/* for code reading (leaf repair), may be NULL */
+	struct dso_sym *sym;
+	const struct map *map;
+};
+
+#define SF_KERNEL	(1U << 0)
+#define SF_INSERTED	(1U << 1)	/* added by the leaf-caller repair */
+
+struct stack_frame {
+	u32 fi;			/* index of struct frame_info */
+	u64 addr;		/* as recorded */
+	u64 off;		/* addr - symbol start (or file offset) */
+	u8 flags;
+};
+
+/* A sample's frames, innermost first: kernel frames, then user frames. */
+struct stack {
+	struct stack_frame *f;
+	u32 nr;
+	u32 alloc;
+	u8 leaf;		/* enum leaf_verdict applied */
+};
+
+struct resolver {
+	struct maps *maps;
+	struct kallsyms ksyms;
+	bool ksyms_ready;	/* loaded (live) or filled from a capture */
+	const char *kallsyms_path;
+	const char *modules_path;
+	const char *jit_dir;	/* where perf-PID.map files are (default /tmp) */
+	struct jitmap **jits;
+	u32 nr_jits;
+	u32 alloc_jits;
+	struct u64map jit_index;	/* pid -> index */
+	struct strtab strs;
+	struct frame_info *fis;
+	u32 nr_fis;
+	u32 alloc_fis;
+	struct u64map *map_cache;	/* per map id: address -> fi */
+	u32 nr_map_cache;
+	struct u64map kcache;
+	struct u64map demangled;	/* raw name id -> display name id */
+	u64 reasons[UR_MAX];
+	u64 frames;
+	u64 leaf_inserted;
+	bool live;
+	bool demangle;
+	bool leaf_repair;
+};
+
+void res_init(struct resolver *r, struct maps *maps, bool live);
+void res_free(struct resolver *r);
+
+/*
+ * While recording: make sure the maps of the sample's process are known and
+ * cover its user addresses; re-read them (rate-limited) when not.
+ */
+void res_observe(struct resolver *r, const struct rec_sample *v);
+
+/* Resolve every frame of a sample. */
+void res_stack(struct resolver *r, const struct rec_sample *v, struct stack *st);
+void stack_free(struct stack *st);
+
+static inline const struct frame_info *res_fi(const struct resolver *r, u32 idx)
+{
+	return &r->fis[idx];
+}
+static inline const char *res_str(const struct resolver *r, u32 id)
+{
+	return strtab_str(&r->strs, id);
+}
+/* "name+0xoff" (or "file+0xoff" without a symbol) into @sb. */
+void res_format_frame(const struct resolver *r, const struct stack_frame *f, struct sbuf *sb);
+
+/* Resolve one user address of @pid (tests, addr2sym). */
+u32 res_user(struct resolver *r, u32 pid, u64 time, u64 addr);
+u32 res_kernel(struct resolver *r, u64 addr);
+/* The jitmap of @pid, loaded on first use; NULL if none. */
+struct jitmap *res_jitmap(struct resolver *r, u32 pid, bool create);
+/* Make sure kernel symbols are loaded (live). */
+void res_load_kernel(struct resolver *r);
+/* Fill dso_sym.fs_off for arm64 code, reading the function's first insns. */
+void res_prologue(struct dso *d, struct dso_sym *sym);
+
+#endif /* CYCREAD_RESOLVE_H */

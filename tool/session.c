@@ -1,0 +1,485 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * session.c - the recording loop.
+ *
+ * With "-- CMD" the child is forked first and waits on a pipe; the session
+ * is configured with its pid and started, then the child is released and
+ * execs.  A second, close-on-exec pipe tells us whether the exec failed.
+ * Sampling ends with the EXIT record and POLLHUP once the rings are drained.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "device.h"
+#include "session.h"
+
+#define POLL_MS			50
+#define STATUS_INTERVAL_NS	(500 * 1000 * 1000ULL)
+/* after the target is gone, wait this long for the module's POLLHUP */
+#define END_GRACE_NS		(2000 * 1000 * 1000ULL)
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+struct child {
+	pid_t pid;
+	int go_fd;		/* write a byte: exec now */
+	int err_fd;		/* exec's errno, or EOF when exec worked */
+	int status;
+	bool reaped;
+};
+
+static int spawn(char **argv, struct child *c)
+{
+	int go[2], er[2], e;
+	ssize_t n;
+	char b;
+
+	if (pipe2(go, O_CLOEXEC))
+		return -errno;
+	if (pipe2(er, O_CLOEXEC)) {
+		e = -errno;
+		close(go[0]);
+		close(go[1]);
+		return e;
+	}
+	c->pid = fork();
+	if (c->pid < 0) {
+		e = -errno;
+		close(go[0]);
+		close(go[1]);
+		close(er[0]);
+		close(er[1]);
+		return e;
+	}
+	if (!c->pid) {
+		close(go[1]);
+		close(er[0]);
+		do {
+			n = read(go[0], &b, 1);
+		} while (n < 0 && errno == EINTR);
+		if (n != 1)
+			_exit(127);	/* cycread gave up before starting */
+		execvp(argv[0], argv);
+		e = errno;
+		if (write(er[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(go[0]);
+	close(er[1]);
+	c->go_fd = go[1];
+	c->err_fd = er[0];
+	return 0;
+}
+
+/* Release the child; returns its exec errno, or 0 when it runs CMD. */
+static int release(struct child *c)
+{
+	ssize_t n;
+	int e = 0;
+
+	if (write(c->go_fd, "g", 1) != 1)
+		e = errno;
+	close(c->go_fd);
+	c->go_fd = -1;
+	do {
+		n = read(c->err_fd, &e, sizeof(e));
+	} while (n < 0 && errno == EINTR);
+	close(c->err_fd);
+	c->err_fd = -1;
+	return n == sizeof(e) ? e : 0;
+}
+
+static void reap(struct child *c, bool wait)
+{
+	if (!c->pid || c->reaped)
+		return;
+	if (waitpid(c->pid, &c->status, wait ? 0 : WNOHANG) == c->pid)
+		c->reaped = true;
+}
+
+static void abandon(struct child *c)
+{
+	if (!c->pid)
+		return;
+	if (c->go_fd >= 0)
+		close(c->go_fd);	/* the child sees EOF and exits 127 */
+	if (c->err_fd >= 0)
+		close(c->err_fd);
+	c->go_fd = c->err_fd = -1;
+	reap(c, true);
+}
+
+static char *join_argv(char **argv)
+{
+	struct sbuf sb = { 0 };
+	int i;
+
+	for (i = 0; argv[i]; i++)
+		sbuf_printf(&sb, "%s%s", i ? " " : "", argv[i]);
+	return sb.buf;
+}
+
+static void read_comm(struct profile *p, u32 pid)
+{
+	char path[64], *buf;
+
+	snprintf(path, sizeof(path), "/proc/%u/comm", pid);
+	if (read_file(path, &buf, NULL, 4096))
+		return;
+	buf[strcspn(buf, "\n")] = '\0';
+	if (*buf)
+		prof_set_comm(p, pid, buf);
+	free(buf);
+}
+
+static void fill_meta(struct prof_meta *m, const struct record_opts *o)
+{
+	struct utsname u;
+	char host[256];
+
+	m->tool_version = xstrdup(CYCSAMPLE_VERSION);
+	if (!uname(&u)) {
+		m->kernel_release = xstrdup(u.release);
+		m->machine = xstrdup(u.machine);
+	}
+	if (!gethostname(host, sizeof(host))) {
+		host[sizeof(host) - 1] = '\0';
+		m->hostname = xstrdup(host);
+	}
+	if (o->cmd)
+		m->command = join_argv(o->cmd);
+	m->start_time = time(NULL);
+}
+
+static void copy_info(struct prof_meta *m, const struct cycsample_info *in)
+{
+	m->event = in->event;
+	m->fallback_reason = in->fallback_reason;
+	m->fallback_errno = in->fallback_errno;
+	memcpy(m->pmu_name, in->pmu_name, sizeof(m->pmu_name));
+	m->sample_period = in->sample_period;
+	m->clock_period_ns = in->clock_period_ns;
+	m->config_flags = in->config_flags;
+	m->target_type = in->target_type;
+	m->target = in->target;
+	m->samples = in->samples;
+	m->lost = in->lost;
+	m->throttled = in->throttled;
+	m->dropped_kernel = in->dropped_kernel;
+	m->dropped_other = in->dropped_other;
+	m->cost_count = in->cost_count;
+	m->cost_total_ns = in->cost_total_ns;
+	m->cost_max_ns = in->cost_max_ns;
+}
+
+struct drain_ctx {
+	struct profile *p;
+	struct maps *ms;
+	struct resolver *r;
+	bool exited;
+	bool warned;
+};
+
+static int on_record(void *arg, const void *rec, u32 size, u32 cpu)
+{
+	struct drain_ctx *c = arg;
+	const struct cycsample_task_event *t;
+	struct rec_sample v;
+	enum rec_status st;
+	const char *why;
+	u32 sz;
+
+	st = prof_add_record(c->p, rec, size, cpu, &sz, &why);
+	if (st == REC_CORRUPT && !c->warned) {
+		pr_warn("ring of cpu %u: corrupt record skipped: %s", cpu, why);
+		c->warned = true;
+	}
+	if (st != REC_VALID)
+		return 0;
+	rec = prof_rec(c->p, &c->p->ev[c->p->nr_ev - 1]);
+	switch (((const struct cycsample_record_header *)rec)->type) {
+	case CYCSAMPLE_REC_SAMPLE:
+		rec_sample_view(rec, &v);
+		if (!maps_proc(c->ms, v.s->pid, false))
+			read_comm(c->p, v.s->pid);
+		res_observe(c->r, &v);
+		break;
+	case CYCSAMPLE_REC_EXEC:
+		t = rec;
+		maps_exec(c->ms, t->pid, t->time);
+		break;
+	case CYCSAMPLE_REC_EXIT:
+		c->exited = true;
+		break;
+	}
+	return 0;
+}
+
+static void status_line(const struct cs_device *d, const struct profile *p, u64 start,
+			bool final)
+{
+	double secs = (now_ns() - start) / 1e9;
+
+	if (final) {
+		fputs("\r\033[K", stderr);
+		return;
+	}
+	fprintf(stderr, "\r[%6.1f s] %llu samples, %.0f/s, lost %llu, event %s%s%.32s%s\033[K",
+		secs, (unsigned long long)p->nr_samples, secs > 0 ? p->nr_samples / secs : 0.0,
+		(unsigned long long)p->lost_samples, meta_event_name(d->info.event),
+		d->info.pmu_name[0] ? " (" : "", d->info.pmu_name, d->info.pmu_name[0] ? ")" : "");
+}
+
+static const char *target_word(u32 type)
+{
+	return type == CYCSAMPLE_TARGET_TID ? "tid" : "pid";
+}
+
+static void config_error(const struct record_opts *o, s32 target, int err)
+{
+	const char *w = target_word(o->target_type);
+
+	switch (err) {
+	case -ESRCH:
+		pr_err("%s %d: no such process", w, target);
+		break;
+	case -EACCES:
+		if (o->target_type == CYCSAMPLE_TARGET_CPUS)
+			pr_err("all CPUs: permission denied (needs CAP_PERFMON or root)");
+		else
+			pr_err("%s %d: permission denied (not your process, or the module "
+			       "allows only privileged users: see its 'unprivileged' parameter)",
+			       w, target);
+		break;
+	case -EPERM:
+		pr_err("kernel callchains refused: the kernel is locked down (try --user-only)");
+		break;
+	case -EINVAL:
+		pr_err("the module refused the configuration (period or frequency out of range? "
+		       "-F 1..%u, -c %llu..%llu, -m a power of two %u..%u)", CYCSAMPLE_MAX_FREQ,
+		       CYCSAMPLE_MIN_PERIOD, CYCSAMPLE_MAX_PERIOD, CYCSAMPLE_MIN_RING_PAGES,
+		       CYCSAMPLE_MAX_RING_PAGES);
+		break;
+	default:
+		pr_err("%s: configure: %s", o->device, strerror(-err));
+	}
+}
+
+static int open_device(struct cs_device *d, const char *path)
+{
+	int ret = dev_open(d, path);
+
+	if (!ret)
+		return 0;
+	if (ret == -ENOENT)
+		pr_err("%s: %s (is the cycsample module loaded?)", path, strerror(-ret));
+	else if (ret == -EACCES || ret == -EPERM)
+		pr_err("%s: permission denied (needs CAP_PERFMON, or the module parameter "
+		       "unprivileged=1 and access to the device node)", path);
+	else if (ret == -EBUSY)
+		pr_err("%s: too many sessions open (module parameter max_sessions)", path);
+	else
+		pr_err("%s: %s", path, strerror(-ret));
+	return ret;
+}
+
+static void build_config(const struct record_opts *o, s32 target, struct cycsample_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->size = sizeof(*cfg);
+	cfg->target_type = o->target_type;
+	cfg->target = target;
+	cfg->event = o->event;
+	cfg->max_stack = o->max_stack;
+	cfg->ring_pages = o->ring_pages;
+	if (o->period) {
+		cfg->sample_period = o->period;
+	} else {
+		cfg->sample_period = o->freq;
+		cfg->flags |= CYCSAMPLE_CFG_FREQ;
+	}
+	if (o->user_only)
+		cfg->flags |= CYCSAMPLE_CFG_USER_ONLY;
+	if (o->callchain) {
+		cfg->flags |= CYCSAMPLE_CFG_USER_CHAIN;
+		if (!o->user_only)
+			cfg->flags |= CYCSAMPLE_CFG_KERNEL_CHAIN;
+	}
+	if (o->regs_user)
+		cfg->flags |= CYCSAMPLE_CFG_REGS_USER;
+}
+
+/* Is the target still there?  (Only a fallback: the module says POLLHUP.) */
+static bool target_alive(const struct record_opts *o, s32 target, struct child *c)
+{
+	if (o->target_type == CYCSAMPLE_TARGET_CPUS)
+		return true;
+	if (c->pid) {
+		reap(c, false);
+		return !c->reaped;
+	}
+	return !kill(target, 0) || errno != ESRCH;
+}
+
+static int loop(const struct record_opts *o, struct cs_device *d, struct drain_ctx *dc,
+		s32 target, struct child *c)
+{
+	u64 start = now_ns(), last_status = 0, gone_since = 0;
+	bool tty = isatty(STDERR_FILENO) && !o->quiet;
+	int rev;
+
+	for (;;) {
+		rev = dev_poll(d, POLL_MS);
+		if (rev < 0 && rev != -EINTR) {
+			pr_err("%s: poll: %s", o->device, strerror(-rev));
+			return -1;
+		}
+		dev_drain(d, on_record, dc);
+		if (tty && now_ns() - last_status >= STATUS_INTERVAL_NS) {
+			dev_info(d);
+			status_line(d, dc->p, start, false);
+			last_status = now_ns();
+		}
+		if (rev > 0 && (rev & (POLLHUP | POLLERR)))
+			break;
+		if (stop_signal)
+			break;
+		if (o->duration > 0 && now_ns() - start >= o->duration * 1e9)
+			break;
+		if (!target_alive(o, target, c)) {
+			if (!gone_since)
+				gone_since = now_ns();
+			else if (now_ns() - gone_since > END_GRACE_NS)
+				break;
+		}
+	}
+	if (tty)
+		status_line(d, dc->p, start, true);
+	dc->p->meta.duration_ns = now_ns() - start;
+	return 0;
+}
+
+int session_record(const struct record_opts *o, struct profile *p, struct maps *ms,
+		   struct resolver *r)
+{
+	struct child c = { .go_fd = -1, .err_fd = -1, .status = -1 };
+	struct drain_ctx dc = { .p = p, .ms = ms, .r = r };
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct cycsample_config cfg;
+	struct cs_device d = { .fd = -1 };
+	const char *why = "";
+	s32 target = o->target;
+	int ret, e;
+
+	fill_meta(&p->meta, o);
+	if (o->cmd) {
+		ret = spawn(o->cmd, &c);
+		if (ret) {
+			pr_err("%s: cannot start: %s", o->cmd[0], strerror(-ret));
+			return EXIT_RUNTIME;
+		}
+		target = c.pid;
+	} else if (o->target_type != CYCSAMPLE_TARGET_CPUS && kill(target, 0) && errno == ESRCH) {
+		pr_err("%s %d: no such process", target_word(o->target_type), target);
+		return EXIT_RUNTIME;
+	}
+	if (open_device(&d, o->device))
+		goto out_child;
+	build_config(o, target, &cfg);
+	ret = dev_configure(&d, &cfg);
+	if ((ret == -EACCES || ret == -EPERM) && (cfg.flags & CYCSAMPLE_CFG_KERNEL_CHAIN)) {
+		/* an unprivileged or locked-down session may still sample user space */
+		cfg.flags &= ~CYCSAMPLE_CFG_KERNEL_CHAIN;
+		cfg.flags |= CYCSAMPLE_CFG_USER_ONLY;
+		if (!dev_configure(&d, &cfg)) {
+			pr_warn("kernel callchains not allowed here; recording user space only");
+			ret = 0;
+		}
+	}
+	if (ret) {
+		config_error(o, target, ret);
+		goto out_close;
+	}
+	ret = dev_map(&d, &why);
+	if (ret) {
+		pr_err("%s: mmap: %s", o->device, ret == -EPROTO ? why : strerror(-ret));
+		goto out_close;
+	}
+	if (o->target_type != CYCSAMPLE_TARGET_CPUS) {
+		/* the pid of a thread reads its process's maps too */
+		maps_read(ms, target, 0, NULL);
+		read_comm(p, target);
+	}
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	ret = dev_start(&d);
+	if (ret) {
+		if (ret == -ESRCH)
+			pr_err("%s %d: no such process", target_word(o->target_type), target);
+		else
+			pr_err("%s: start: %s", o->device, strerror(-ret));
+		goto out_close;
+	}
+	if (o->cmd) {
+		e = release(&c);
+		if (e) {
+			pr_err("%s: %s", o->cmd[0], strerror(e));
+			dev_stop(&d);
+			goto out_close;
+		}
+	}
+	dev_info(&d);
+	if (loop(o, &d, &dc, target, &c))
+		goto out_stop;
+	ret = dev_stop(&d);
+	if (ret && ret != -EINVAL)
+		pr_warn("%s: stop: %s", o->device, strerror(-ret));
+	dev_drain(&d, on_record, &dc);
+	if (!dev_info(&d))
+		copy_info(&p->meta, &d.info);
+	if (d.corrupt)
+		pr_warn("%llu times a ring held impossible data; records were skipped",
+			(unsigned long long)d.corrupt);
+	dev_close(&d);
+	if (c.pid) {
+		if (!c.reaped && (stop_signal || o->duration > 0))
+			kill(c.pid, SIGTERM);	/* we stopped first: end CMD too */
+		reap(&c, true);
+		p->meta.cmd_status = c.status;
+		if (WIFEXITED(c.status) && WEXITSTATUS(c.status))
+			pr_warn("%s exited with status %d", o->cmd[0], WEXITSTATUS(c.status));
+		else if (WIFSIGNALED(c.status) && WTERMSIG(c.status) != SIGINT &&
+			 WTERMSIG(c.status) != SIGTERM)
+			pr_warn("%s killed by signal %d", o->cmd[0], WTERMSIG(c.status));
+	}
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	if (stop_signal && !o->quiet)
+		fprintf(stderr, "%s: stopped by signal, reporting what was recorded\n", prog_name);
+	return 0;
+
+out_stop:
+	dev_stop(&d);
+out_close:
+	dev_close(&d);
+out_child:
+	if (c.pid) {
+		kill(c.pid, SIGKILL);
+		abandon(&c);
+	}
+	return EXIT_RUNTIME;
+}

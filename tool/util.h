@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * util.h - small helpers shared by every stage of cycread: error messages,
+ * allocation that cannot fail silently, growable buffers and hash tables.
+ */
+#ifndef CYCREAD_UTIL_H
+#define CYCREAD_UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <linux/types.h>
+
+/* the uapi's types, so record fields and ours mix without casts (u64 is %llu) */
+typedef __u8 u8;
+typedef __u16 u16;
+typedef __u32 u32;
+typedef __u64 u64;
+typedef __s32 s32;
+typedef __s64 s64;
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define ALIGN8(x)	(((x) + 7) & ~(u64)7)
+#define MIN(a, b)	((a) < (b) ? (a) : (b))
+#define MAX(a, b)	((a) > (b) ? (a) : (b))
+
+#define __printf(a, b)	__attribute__((format(printf, a, b)))
+#define __noreturn	__attribute__((noreturn))
+
+/* Exit statuses, as in the kernel's tools: 1 runtime failure, 2 usage. */
+#define EXIT_RUNTIME	1
+#define EXIT_USAGE	2
+
+extern const char *prog_name;
+extern int verbose;
+
+/* "cycread: <message>" on stderr. */
+void pr_err(const char *fmt, ...) __printf(1, 2);
+/* "cycread: warning: <message>" on stderr. */
+void pr_warn(const char *fmt, ...) __printf(1, 2);
+/* Only with -v. */
+void pr_debug(const char *fmt, ...) __printf(1, 2);
+
+void *xmalloc(size_t size);
+void *xcalloc(size_t nmemb, size_t size);
+void *xrealloc(void *ptr, size_t nmemb, size_t size);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xasprintf(const char *fmt, ...) __printf(1, 2);
+
+/*
+ * Grow an array held as (ptr, nr, alloc) so that one more element fits.
+ * Usage: VEC_GROW(v, nr, alloc); v[nr++] = x;
+ */
+#define VEC_GROW(ptr, nr, alloc)						\
+	do {									\
+		if ((nr) >= (alloc)) {						\
+			(alloc) = (alloc) ? 2 * (alloc) : 16;			\
+			(ptr) = xrealloc((ptr), (alloc), sizeof(*(ptr)));	\
+		}								\
+	} while (0)
+
+/* A growable byte string, always NUL-terminated. */
+struct sbuf {
+	char *buf;
+	size_t len;
+	size_t alloc;
+};
+
+void sbuf_add(struct sbuf *sb, const void *data, size_t len);
+void sbuf_addstr(struct sbuf *sb, const char *s);
+void sbuf_addch(struct sbuf *sb, char c);
+void sbuf_printf(struct sbuf *sb, const char *fmt, ...) __printf(2, 3);
+void sbuf_vprintf(struct sbuf *sb, const char *fmt, va_list ap);
+void sbuf_reset(struct sbuf *sb);
+void sbuf_free(struct sbuf *sb);
+
+/*
+ * Read a whole file (also /proc files whose size is 0) into a NUL-terminated
+ * buffer.  Returns 0 or -errno; @max bounds the size (-EFBIG beyond it).
+ */
+int read_file(const char *path, char **buf, size_t *len, size_t max);
+int read_fd(int fd, char **buf, size_t *len, size_t max);
+
+/* Open-addressing hash map from a 64-bit key to a 64-bit value. */
+struct u64map {
+	u64 *keys;
+	u64 *vals;
+	u8 *used;
+	size_t cap;
+	size_t nr;
+};
+
+bool u64map_get(const struct u64map *m, u64 key, u64 *val);
+void u64map_put(struct u64map *m, u64 key, u64 val);
+void u64map_free(struct u64map *m);
+u64 hash64(u64 x);
+u64 hash_bytes(const void *data, size_t len, u64 seed);
+
+/*
+ * String interning: every distinct string gets a small id and one stored
+ * copy, so reports compare frames by id.
+ */
+struct strtab {
+	char **strs;
+	u32 nr;
+	u32 alloc;
+	struct u64map index;	/* hash -> first id; collisions chain via next[] */
+	u32 *next;
+};
+
+u32 strtab_intern(struct strtab *t, const char *s);
+static inline const char *strtab_str(const struct strtab *t, u32 id)
+{
+	return t->strs[id];
+}
+void strtab_free(struct strtab *t);
+
+/* Monotonic clock in nanoseconds. */
+u64 now_ns(void);
+
+/* Parse an unsigned decimal/hex number, whole string; false on junk or overflow. */
+bool parse_u64(const char *s, int base, u64 *out);
+
+#endif /* CYCREAD_UTIL_H */
