@@ -388,6 +388,9 @@ TEST_F_TIMEOUT(life, concurrent_sessions_see_only_their_target, 60)
 	cs_drain(&self->s, &self->recs);
 	cs_drain(&s2, &r2);
 	cs_drain(&s3, &r3);
+	ASSERT_EQ(0, cs_session_info(&self->s));
+	ASSERT_EQ(0, cs_session_info(&s2));
+	ASSERT_EQ(0, cs_session_info(&s3));
 	CS_ASSERT_RECS_OK(&self->recs, &self->s.info);
 	CS_ASSERT_RECS_OK(&r2, &s2.info);
 	CS_ASSERT_RECS_OK(&r3, &s3.info);

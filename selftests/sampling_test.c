@@ -423,6 +423,7 @@ TEST_F(sampling, threads_created_after_start_are_sampled)
 	cs_collect_for(&s, 1500, &self->recs);
 	EXPECT_EQ(0, cs_stop(s.fd));
 	cs_drain(&s, &self->recs);
+	ASSERT_EQ(0, cs_session_info(&s));
 	cs_session_close(&s);
 	CS_ASSERT_RECS_OK(&self->recs, &s.info);
 	for (i = 0; i < 3; i++) {
