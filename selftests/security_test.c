@@ -1,0 +1,558 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What an ordinary user (uid/gid 65534, no capabilities) may and may not do
+ * with /dev/cycsample: nothing while the module parameter unprivileged is 0;
+ * with unprivileged=1 only its own dumpable processes, user space only, at
+ * no less than unpriv_min_period, and never a kernel address in anything it
+ * can read.  A setuid exec of the target ends what the user sees of it.
+ *
+ * The device node is made 0666 for the duration of each test so that the
+ * module's own checks are what is tested, not the file mode; the node's mode
+ * and the parameters are restored afterwards.
+ */
+#include "kselftest_harness.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+
+#include "cycsample_test_lib.h"
+
+#define OTHER_UID 65533		/* "another user" */
+
+/* Filled by the unprivileged child, read by the test. */
+struct result {
+	int err;			/* errno of the operation under test */
+	char step[200];			/* what a setup step failed at, if it did */
+	__u32 config_flags;
+	unsigned long samples, kernel_samples, kaddr_words;
+	__u64 first_kaddr;
+	char first_kaddr_where[64];
+	int euid_after_exec;
+	unsigned long before_exec, priv_image;
+	pid_t exec_target;
+};
+
+enum target_kind { OWN, OWN_NOT_DUMPABLE, GIVEN, CPUS };
+
+struct request {
+	enum target_kind kind;
+	pid_t pid;			/* for GIVEN */
+	__u32 flags;
+	__u64 period;
+	struct result *res;
+};
+
+FIXTURE(security) {
+	long unprivileged, min_period;	/* saved parameters, -1 if missing */
+	mode_t node_mode;
+	bool node_saved;
+	struct result *res;
+	pid_t other;
+	char suid_dir[64];
+};
+
+FIXTURE_SETUP(security)
+{
+	struct stat st;
+
+	self->other = -1;
+	self->suid_dir[0] = 0;
+	if (cs_param_get("unprivileged", &self->unprivileged))
+		self->unprivileged = -1;
+	if (cs_param_get("unpriv_min_period", &self->min_period))
+		self->min_period = -1;
+	self->node_saved = !stat(CS_NODE, &st);
+	if (self->node_saved) {
+		self->node_mode = st.st_mode & 07777;
+		chmod(CS_NODE, 0666);
+	}
+	self->res = mmap(NULL, sizeof(*self->res), PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (self->res != MAP_FAILED)
+		memset(self->res, 0, sizeof(*self->res));
+}
+
+FIXTURE_TEARDOWN(security)
+{
+	char path[96];
+
+	cs_kill(self->other);
+	if (self->res != MAP_FAILED) {
+		cs_kill(self->res->exec_target);
+		munmap(self->res, sizeof(*self->res));
+	}
+	if (self->node_saved)
+		chmod(CS_NODE, self->node_mode);
+	if (self->unprivileged >= 0)
+		cs_param_set("unprivileged", self->unprivileged);
+	if (self->min_period >= 0)
+		cs_param_set("unpriv_min_period", self->min_period);
+	if (self->suid_dir[0]) {
+		snprintf(path, sizeof(path), "%s/target", self->suid_dir);
+		unlink(path);
+		rmdir(self->suid_dir);
+	}
+}
+
+#define SEC_BEGIN(unpriv) do {							\
+	CS_REQUIRE_DEVICE();							\
+	CS_REQUIRE_ROOT();							\
+	ASSERT_NE(MAP_FAILED, self->res);					\
+	ASSERT_LE(0, self->unprivileged) TH_LOG("no unprivileged parameter");	\
+	ASSERT_LE(0, self->min_period) TH_LOG("no unpriv_min_period parameter"); \
+	ASSERT_TRUE(self->node_saved);						\
+	ASSERT_EQ(0, cs_param_set("unprivileged", (unpriv)));			\
+	cs_reset_sample_rate();							\
+} while (0)
+
+static int run_as_nobody(int (*fn)(void *), void *arg)
+{
+	return cs_run_as(CS_NOBODY, CS_NOBODY, fn, arg);
+}
+
+/* ---------------------------------------------------------------------- */
+/* unprivileged=0                                                         */
+/* ---------------------------------------------------------------------- */
+
+static int nobody_open(void *arg)
+{
+	int fd = cs_open();
+
+	if (fd < 0)
+		return -fd;
+	close(fd);
+	return 0;
+}
+
+TEST_F(security, open_is_eacces_while_unprivileged_is_0)
+{
+	SEC_BEGIN(0);
+	EXPECT_EQ(EACCES, run_as_nobody(nobody_open, NULL));
+}
+
+TEST_F(security, open_is_allowed_while_unprivileged_is_1)
+{
+	SEC_BEGIN(1);
+	EXPECT_EQ(0, run_as_nobody(nobody_open, NULL));
+}
+
+/* ---------------------------------------------------------------------- */
+/* unprivileged=1: what may be configured                                 */
+/* ---------------------------------------------------------------------- */
+
+/* A spinner that made itself non-dumpable; says so on the pipe *arg. */
+static int not_dumpable_spinner(void *arg)
+{
+	int *ready = arg;
+
+	if (prctl(PR_SET_DUMPABLE, 0) || write(ready[1], "r", 1) != 1)
+		return 1;
+	cs_spin_outer();
+}
+
+/* As nobody: configure a session as @arg says; returns CONFIGURE's errno. */
+static int nobody_configure(void *arg)
+{
+	struct request *rq = arg;
+	struct cycsample_config cfg;
+	struct cycsample_info info;
+	pid_t target = -1;
+	int fd, err, ready[2];
+	char c;
+
+	switch (rq->kind) {
+	case OWN:
+		target = cs_spawn_spinner();
+		break;
+	case OWN_NOT_DUMPABLE:
+		if (pipe(ready))
+			break;
+		target = cs_spawn(not_dumpable_spinner, ready);
+		if (target > 0 && read(ready[0], &c, 1) != 1)
+			target = -1;
+		break;
+	case GIVEN:
+		target = rq->pid;
+		break;
+	case CPUS:
+		target = 0;
+		break;
+	}
+	if (target < 0) {
+		snprintf(rq->res->step, sizeof(rq->res->step), "spawn");
+		return 200;
+	}
+	fd = cs_open();
+	if (fd < 0) {
+		snprintf(rq->res->step, sizeof(rq->res->step), "open: %s", strerror(-fd));
+		return 201;
+	}
+	cs_config_init(&cfg, rq->kind == CPUS ? CYCSAMPLE_TARGET_CPUS : CYCSAMPLE_TARGET_PID,
+		       target);
+	cfg.flags = rq->flags;
+	if (rq->period)
+		cfg.sample_period = rq->period;
+	err = cs_configure(fd, &cfg);
+	if (!err && !cs_info(fd, &info))
+		rq->res->config_flags = info.config_flags;
+	close(fd);
+	if (rq->kind == OWN || rq->kind == OWN_NOT_DUMPABLE)
+		cs_kill(target);
+	return err;
+}
+
+/* @err = the errno of CONFIGURE done by nobody as the request says. */
+#define CONFIGURE_AS_NOBODY(err, ...) do {					\
+	struct request __rq = { .res = self->res, __VA_ARGS__ };		\
+	(err) = run_as_nobody(nobody_configure, &__rq);				\
+	ASSERT_GT(200, (err)) TH_LOG("setup failed: %s (%d)", self->res->step, (err)); \
+} while (0)
+
+TEST_F(security, own_process_is_allowed_and_user_only_is_forced)
+{
+	int err;
+
+	SEC_BEGIN(1);
+	CONFIGURE_AS_NOBODY(err, .kind = OWN);
+	EXPECT_EQ(0, err);
+	EXPECT_TRUE(self->res->config_flags & CYCSAMPLE_CFG_USER_ONLY)
+		TH_LOG("config_flags %#x", self->res->config_flags);
+}
+
+TEST_F(security, root_process_is_eacces)
+{
+	int err;
+
+	SEC_BEGIN(1);
+	CONFIGURE_AS_NOBODY(err, .kind = GIVEN, .pid = getpid());
+	EXPECT_EQ(EACCES, err);
+	CONFIGURE_AS_NOBODY(err, .kind = GIVEN, .pid = 1);
+	EXPECT_EQ(EACCES, err);
+}
+
+static int other_user_spinner(void *arg)
+{
+	if (setresgid(OTHER_UID, OTHER_UID, OTHER_UID) ||
+	    setresuid(OTHER_UID, OTHER_UID, OTHER_UID))
+		return 1;
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	prctl(PR_SET_DUMPABLE, 1);
+	cs_spin_outer();
+}
+
+TEST_F(security, other_users_process_is_eacces)
+{
+	int err;
+
+	SEC_BEGIN(1);
+	self->other = cs_spawn(other_user_spinner, NULL);
+	ASSERT_LT(0, self->other);
+	cs_sleep_ms(50);
+	ASSERT_EQ(0, kill(self->other, 0));
+	CONFIGURE_AS_NOBODY(err, .kind = GIVEN, .pid = self->other);
+	EXPECT_EQ(EACCES, err);
+}
+
+TEST_F(security, not_dumpable_own_process_is_eacces)
+{
+	int err;
+
+	SEC_BEGIN(1);
+	CONFIGURE_AS_NOBODY(err, .kind = OWN_NOT_DUMPABLE);
+	EXPECT_EQ(EACCES, err);
+}
+
+TEST_F(security, cpus_target_is_eacces)
+{
+	int err;
+
+	SEC_BEGIN(1);
+	CONFIGURE_AS_NOBODY(err, .kind = CPUS);
+	EXPECT_EQ(EACCES, err);
+}
+
+TEST_F(security, kernel_chain_is_eacces)
+{
+	int err;
+
+	SEC_BEGIN(1);
+	CONFIGURE_AS_NOBODY(err, .kind = OWN, .flags = CYCSAMPLE_CFG_KERNEL_CHAIN);
+	EXPECT_EQ(EACCES, err);
+	CONFIGURE_AS_NOBODY(err, .kind = OWN,
+			    .flags = CYCSAMPLE_CFG_KERNEL_CHAIN | CYCSAMPLE_CFG_USER_ONLY);
+	EXPECT_EQ(EACCES, err);
+}
+
+TEST_F(security, period_below_unpriv_min_period_is_einval)
+{
+	int err;
+
+	SEC_BEGIN(1);
+	ASSERT_EQ(0, cs_param_set("unpriv_min_period", 200000));
+	CONFIGURE_AS_NOBODY(err, .kind = OWN, .period = 199999);
+	EXPECT_EQ(EINVAL, err);
+	CONFIGURE_AS_NOBODY(err, .kind = OWN, .period = 200000);
+	EXPECT_EQ(0, err);
+}
+
+TEST_F(security, freq_above_unpriv_limit_is_einval)
+{
+	const long min_period = 1000000;
+	long mhz;
+	__u64 max_hz;
+	int err;
+
+	SEC_BEGIN(1);
+	ASSERT_EQ(0, cs_param_get("fallback_mhz", &mhz));
+	ASSERT_EQ(0, cs_param_set("unpriv_min_period", min_period));
+	/* unpriv_min_period cycles at fallback_mhz: the highest rate allowed. */
+	max_hz = (__u64)mhz * 1000000 / min_period;
+	ASSERT_LT(2, max_hz);
+	CONFIGURE_AS_NOBODY(err, .kind = OWN, .flags = CYCSAMPLE_CFG_FREQ, .period = 2 * max_hz);
+	EXPECT_EQ(EINVAL, err) TH_LOG("%llu Hz", 2 * (unsigned long long)max_hz);
+	CONFIGURE_AS_NOBODY(err, .kind = OWN, .flags = CYCSAMPLE_CFG_FREQ, .period = max_hz / 2);
+	EXPECT_EQ(0, err) TH_LOG("%llu Hz", (unsigned long long)max_hz / 2);
+}
+
+TEST_F(security, root_is_not_restricted_by_unprivileged_mode)
+{
+	struct cycsample_config cfg;
+	int fd;
+
+	SEC_BEGIN(1);
+	fd = cs_open();
+	ASSERT_LE(0, fd);
+	cs_config_init(&cfg, CYCSAMPLE_TARGET_CPUS, 0);
+	cfg.flags = CYCSAMPLE_CFG_KERNEL_CHAIN;
+	cfg.sample_period = CYCSAMPLE_MIN_PERIOD;
+	EXPECT_EQ(0, cs_configure(fd, &cfg));
+	close(fd);
+}
+
+/* ---------------------------------------------------------------------- */
+/* unprivileged=1: what the user can read                                 */
+/* ---------------------------------------------------------------------- */
+
+static void note_kaddr(struct result *res, __u64 v, const char *what, size_t a, size_t b)
+{
+	if (v < CS_KERNEL_VA_START)
+		return;
+	if (!res->kaddr_words++) {
+		res->first_kaddr = v;
+		snprintf(res->first_kaddr_where, sizeof(res->first_kaddr_where), "%s %zu/%zu",
+			 what, a, b);
+	}
+}
+
+/*
+ * As nobody: sample an own syscall-heavy child for a second, then scan every
+ * 64-bit word of every record and of the whole mapping.
+ */
+static int nobody_scan(void *arg)
+{
+	struct result *res = arg;
+	struct cycsample_config cfg;
+	struct cs_recs recs = { 0 };
+	struct cs_session s;
+	const char *step;
+	const __u64 *w;
+	pid_t child;
+	size_t i, j;
+	long min;
+	int err;
+
+	child = cs_spawn_syscaller();
+	if (child < 0 || cs_param_get("unpriv_min_period", &min))
+		return 200;
+	cs_config_init(&cfg, CYCSAMPLE_TARGET_PID, child);
+	cfg.flags = CYCSAMPLE_CFG_USER_CHAIN;
+	cfg.sample_period = min;
+	err = cs_session_open(&s, &cfg, &step);
+	if (!err) {
+		step = "START";
+		err = cs_start(s.fd);
+	}
+	if (err) {
+		snprintf(res->step, sizeof(res->step), "%s: %s", step, strerror(err));
+		cs_kill(child);
+		return 201;
+	}
+	cs_collect_for(&s, 1000, &recs);
+	cs_stop(s.fd);
+	cs_drain(&s, &recs);
+	cs_kill(child);
+	cs_session_info(&s);
+	res->config_flags = s.info.config_flags;
+	for (i = 0; i < recs.n; i++) {
+		const struct cycsample_sample *smp = cs_sample(&recs.v[i]);
+
+		if (smp) {
+			res->samples++;
+			res->kernel_samples += !!(smp->flags & CYCSAMPLE_SAMPLE_KERNEL);
+		}
+		w = recs.v[i].buf;
+		for (j = 0; j < cs_hdr(&recs.v[i])->size / 8; j++)
+			note_kaddr(res, w[j], "record/word", i, j);
+	}
+	w = s.base;
+	for (j = 0; j < s.map_len / 8; j++)
+		note_kaddr(res, w[j], "mapping byte", j * 8, s.map_len);
+	cs_session_close(&s);
+	err = recs.errors ? 202 : 0;
+	if (err)
+		snprintf(res->step, sizeof(res->step), "read: %.160s", recs.error);
+	cs_recs_free(&recs);
+	return err;
+}
+
+TEST_F_TIMEOUT(security, no_kernel_address_reaches_an_unprivileged_reader, 60)
+{
+	SEC_BEGIN(1);
+	ASSERT_EQ(0, run_as_nobody(nobody_scan, self->res)) TH_LOG("%s", self->res->step);
+	EXPECT_TRUE(self->res->config_flags & CYCSAMPLE_CFG_USER_ONLY);
+	ASSERT_LT(0, self->res->samples) TH_LOG("nothing sampled: the scan proves nothing");
+	EXPECT_EQ(0, self->res->kernel_samples);
+	EXPECT_EQ(0, self->res->kaddr_words) TH_LOG("%#llx at %s",
+						   (unsigned long long)self->res->first_kaddr,
+						   self->res->first_kaddr_where);
+}
+
+/* ---------------------------------------------------------------------- */
+/* setuid exec                                                            */
+/* ---------------------------------------------------------------------- */
+
+struct exec_req {
+	struct result *res;
+	const char *image;		/* setuid-root copy of this binary */
+	int go[2], rep[2];
+};
+
+/* Target (nobody): after the go byte, spin 300 ms, then exec the setuid image. */
+static int spin_then_exec_setuid(void *arg)
+{
+	struct exec_req *rq = arg;
+	char env[64], c;
+	char *argv[] = { (char *)rq->image, NULL };
+	char *envp[] = { env, NULL };
+
+	if (read(rq->go[0], &c, 1) != 1)
+		return 1;
+	cs_spin_cpu_ms(300);
+	snprintf(env, sizeof(env), CS_SPIN_ENV "=priv:%d", rq->rep[1]);
+	execve(rq->image, argv, envp);
+	return 1;
+}
+
+/* As nobody: sample an own target across its exec of a setuid-root image. */
+static int nobody_setuid_exec(void *arg)
+{
+	struct exec_req *rq = arg;
+	struct result *res = rq->res;
+	struct cycsample_config cfg;
+	struct cs_recs recs = { 0 };
+	struct pollfd p;
+	struct cs_session s;
+	const char *step;
+	pid_t target;
+	size_t i;
+	int err;
+
+	if (pipe(rq->go) || pipe(rq->rep))
+		return 200;
+	res->euid_after_exec = -1;
+	target = cs_spawn(spin_then_exec_setuid, rq);
+	if (target < 0)
+		return 200;
+	res->exec_target = target;	/* root kills it once it is root */
+	cs_config_init(&cfg, CYCSAMPLE_TARGET_PID, target);
+	err = cs_session_open(&s, &cfg, &step);
+	if (!err) {
+		step = "START";
+		err = cs_start(s.fd);
+	}
+	if (err) {
+		snprintf(res->step, sizeof(res->step), "%s: %s", step, strerror(err));
+		return 201;
+	}
+	if (write(rq->go[1], "g", 1) != 1)
+		return 200;
+	cs_collect_for(&s, 1500, &recs);
+	p = (struct pollfd){ .fd = rq->rep[0], .events = POLLIN };
+	if (poll(&p, 1, 0) == 1 &&
+	    read(rq->rep[0], &res->euid_after_exec, sizeof(int)) != sizeof(int))
+		res->euid_after_exec = -1;
+	cs_stop(s.fd);
+	cs_drain(&s, &recs);
+	for (i = 0; i < recs.n; i++) {
+		const struct cycsample_sample *smp = cs_sample(&recs.v[i]);
+
+		if (!smp || smp->pid != (__u32)target)
+			continue;
+		if (smp->pc >= (uintptr_t)__start_cs_text_priv &&
+		    smp->pc < (uintptr_t)__stop_cs_text_priv)
+			res->priv_image++;
+		else
+			res->before_exec++;
+	}
+	cs_session_close(&s);
+	cs_recs_free(&recs);
+	return 0;
+}
+
+/* Copy this binary to a fresh directory as a setuid-root program. */
+static int make_setuid_copy(char *dir, size_t dlen, char *path, size_t plen)
+{
+	static const char *bases[] = { "/tmp", "/var/tmp", "/root", "" };
+	char buf[65536];
+	int in, out = -1;
+	ssize_t n;
+	size_t i;
+
+	for (i = 0; i < sizeof(bases) / sizeof(bases[0]); i++) {
+		snprintf(dir, dlen, "%s/cs-suid-XXXXXX", bases[i]);
+		if (mkdtemp(dir))
+			break;
+	}
+	if (i == sizeof(bases) / sizeof(bases[0]) || chmod(dir, 0755)) {
+		dir[0] = 0;
+		return errno;
+	}
+	snprintf(path, plen, "%s/target", dir);
+	in = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	if (in >= 0)
+		out = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0700);
+	if (in < 0 || out < 0)
+		return errno;
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, n) != n)
+			return EIO;
+	close(in);
+	if (fchown(out, 0, 0) || fchmod(out, 04755))
+		return errno;
+	close(out);
+	return 0;
+}
+
+TEST_F_TIMEOUT(security, setuid_exec_ends_what_the_user_sees_of_the_target, 60)
+{
+	struct exec_req rq;
+	char image[96];
+
+	SEC_BEGIN(1);
+	ASSERT_EQ(0, make_setuid_copy(self->suid_dir, sizeof(self->suid_dir), image,
+				      sizeof(image)));
+	rq = (struct exec_req){ .res = self->res, .image = image };
+	ASSERT_EQ(0, run_as_nobody(nobody_setuid_exec, &rq)) TH_LOG("%s", self->res->step);
+	if (self->res->euid_after_exec != 0)
+		SKIP(return, "the setuid bit was not honoured here (euid %d)",
+		     self->res->euid_after_exec);
+	EXPECT_LT(0, self->res->before_exec) TH_LOG("no samples before the exec");
+	EXPECT_EQ(0, self->res->priv_image)
+		TH_LOG("%lu samples of the setuid image reached an unprivileged reader",
+		       self->res->priv_image);
+}
+
+TEST_HARNESS_MAIN
