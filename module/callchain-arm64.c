@@ -27,7 +27,8 @@ struct cycs_frame32 {
 };
 
 /*
- * Remove a pointer authentication code from a return address with XPACLRI.
+ * Remove a pointer authentication code from a return address with XPACLRI,
+ * user or kernel (bit 55 selects which translation regime's layout applies).
  * It is encoded in the hint space (hint #7), so it is a NOP on CPUs without
  * PAC and assembles everywhere.  Our own copy, because the kernel's helper
  * changed name and form between 6.1 and 6.6.
@@ -61,7 +62,8 @@ void cycs_arch_sample_regs(struct cycsample_sample *smp, struct pt_regs *regs)
 	}
 	smp->sp = regs->sp;
 	smp->fp = regs->regs[29];
-	smp->lr = regs->regs[30];
+	/* x30 holds a signed address between a function's PACIASP and AUTIASP */
+	smp->lr = cycs_strip_pac(regs->regs[30]);
 }
 
 /* Interrupts (or, with pseudo-NMI, their priority) masked at the sample. */

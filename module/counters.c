@@ -74,7 +74,12 @@ static void cycs_note_event(struct cycs_session *s, struct perf_event *event, bo
 		s->event_kind = CYCSAMPLE_EVENT_SW_CPU_CLOCK;
 	else
 		s->event_kind = CYCSAMPLE_EVENT_SW_TASK_CLOCK;
-	strscpy(s->pmu_name, event->pmu->name ?: "", sizeof(s->pmu_name));
+	/* perf's clock PMUs have no name in older kernels: use perf's event names */
+	if (event->pmu->name)
+		strscpy(s->pmu_name, event->pmu->name, sizeof(s->pmu_name));
+	else
+		strscpy(s->pmu_name, event->attr.config == PERF_COUNT_SW_CPU_CLOCK ?
+			"cpu-clock" : "task-clock", sizeof(s->pmu_name));
 }
 
 static u32 cycs_fallback_reason(int err)
