@@ -23,7 +23,7 @@ WERROR		?= 1
 KMAKE = $(MAKE) -C $(KDIR) M=$(CURDIR) W=$(W) \
 	$(if $(ARCH),ARCH=$(ARCH)) $(if $(CROSS_COMPILE),CROSS_COMPILE=$(CROSS_COMPILE))
 
-.PHONY: all modules module tool selftests clean modules_install install uninstall \
+.PHONY: all modules module tool selftests clean modules_clean modules_install install uninstall \
 	check demo setup bench
 
 all: modules tool
@@ -42,10 +42,13 @@ tool:
 selftests:
 	$(MAKE) -C selftests ARCH=$(ARCH) CROSS_COMPILE=$(CROSS_COMPILE)
 
-clean:
-	-$(KMAKE) clean
+modules_clean:
+	$(KMAKE) clean
+
+# The selftests Makefile insists on KSFT_DIR, which cleaning does not need.
+clean: modules_clean
 	$(MAKE) -C tool clean
-	$(MAKE) -C selftests clean
+	$(MAKE) -C selftests KSFT_DIR=unused clean
 
 setup:
 	scripts/setup-host
