@@ -173,7 +173,7 @@ static bool has_section_type(Elf *elf, u32 type)
 /* Header checks shared by runtime and debug files. */
 static bool elf_sane(Elf *elf, size_t file_size, GElf_Ehdr *eh, const char **why)
 {
-	size_t shnum;
+	size_t shnum, count, entsize;
 
 	if (elf_kind(elf) != ELF_K_ELF) {
 		*why = "not an ELF file";
@@ -187,11 +187,18 @@ static bool elf_sane(Elf *elf, size_t file_size, GElf_Ehdr *eh, const char **why
 		*why = "bad section header table";
 		return false;
 	}
-	if (shnum > MAX_SECTIONS ||
-	    (shnum && (eh->e_shoff > file_size ||
-		       (file_size - eh->e_shoff) / (eh->e_shentsize ? eh->e_shentsize : 1) <
-		       shnum))) {
+	/*
+	 * libelf quietly treats a table that does not fit as empty; the
+	 * header's own count (or the extended count) tells us it was hostile.
+	 */
+	count = eh->e_shnum ? eh->e_shnum : shnum;
+	entsize = eh->e_shentsize ? eh->e_shentsize : 1;
+	if (count > MAX_SECTIONS) {
 		*why = "absurd section count";
+		return false;
+	}
+	if (count && (eh->e_shoff > file_size || (file_size - eh->e_shoff) / entsize < count)) {
+		*why = "section header table runs past the end of the file";
 		return false;
 	}
 	return true;
@@ -523,7 +530,7 @@ static void finish_syms(struct dso *d)
 	u32 i, n = 0;
 
 	sort_dso = d;
-	qsort(d->syms, d->nr_syms, sizeof(*d->syms), sym_cmp);
+	sort(d->syms, d->nr_syms, sizeof(*d->syms), sym_cmp);
 	sort_dso = NULL;
 	/* one symbol per address: the first after sorting is the chosen alias */
 	for (i = 0; i < d->nr_syms; i++)

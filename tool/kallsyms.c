@@ -63,7 +63,7 @@ void ksyms_finish(struct kallsyms *k)
 {
 	u32 i, n = 0;
 
-	qsort(k->syms, k->nr, sizeof(*k->syms), ksym_cmp);
+	sort(k->syms, k->nr, sizeof(*k->syms), ksym_cmp);
 	for (i = 0; i < k->nr; i++)
 		if (!n || k->syms[n - 1].start != k->syms[i].start)
 			k->syms[n++] = k->syms[i];
@@ -152,8 +152,10 @@ int ksyms_load(struct kallsyms *k, const char *path, const char *modules)
 		}
 		if (addr)
 			nonzero++;
-		if (!strcmp(name, "_etext"))
+		if (!strcmp(name, "_etext")) {
 			etext = addr;
+			continue;	/* a bound, not a function */
+		}
 		if (!addr || !is_text(type))
 			continue;
 		ksyms_add(k, addr, 0, type, name, mod);

@@ -45,7 +45,7 @@ void jitmap_finish(struct jitmap *j)
 {
 	u32 i, n = 0;
 
-	qsort(j->syms, j->nr, sizeof(*j->syms), jit_cmp);
+	sort(j->syms, j->nr, sizeof(*j->syms), jit_cmp);
 	for (i = 0; i < j->nr; i++)
 		if (!n || j->syms[n - 1].start != j->syms[i].start)
 			j->syms[n++] = j->syms[i];

@@ -221,7 +221,7 @@ static int event_cmp(const void *a, const void *b)
 
 void prof_sort(struct profile *p)
 {
-	qsort(p->ev, p->nr_ev, sizeof(*p->ev), event_cmp);
+	sort(p->ev, p->nr_ev, sizeof(*p->ev), event_cmp);
 }
 
 void prof_set_comm(struct profile *p, u32 pid, const char *comm)

@@ -351,7 +351,7 @@ static const char *key_title(enum report_key k)
 
 void report_top(const struct report *rep, const struct report_opts *o, FILE *out)
 {
-	u64 total = rep->nr_samples, rest_self = 0, rest_children = 0, rest_rows = 0;
+	u64 total = rep->nr_samples, rest_self = 0, rest_rows = 0;
 	int width[REPORT_MAX_KEYS];
 	struct top t = { 0 };
 	u32 i, j, k;
@@ -374,7 +374,7 @@ void report_top(const struct report *rep, const struct report_opts *o, FILE *out
 	}
 	cmp_top = &t;
 	cmp_opts = o;
-	qsort(t.rows, t.nr, sizeof(*t.rows), row_cmp);
+	sort(t.rows, t.nr, sizeof(*t.rows), row_cmp);
 	for (k = 0; k < o->nr_keys; k++) {
 		width[k] = strlen(key_title(o->keys[k]));
 		for (i = 0; i < t.nr; i++)
@@ -397,7 +397,6 @@ void report_top(const struct report *rep, const struct report_opts *o, FILE *out
 		if ((o->children ? children : self) < o->min_percent ||
 		    (!o->children && !row->self)) {
 			rest_self += row->self;
-			rest_children += row->children;
 			rest_rows++;
 			continue;
 		}
@@ -472,7 +471,7 @@ void report_folded(const struct report *rep, FILE *out)
 	for (i = 0; i < nr; i++)
 		ent[i].count = counts[ent[i].id];
 	cmp_strs = &strs;
-	qsort(ent, nr, sizeof(*ent), folded_cmp);
+	sort(ent, nr, sizeof(*ent), folded_cmp);
 	for (i = 0; i < nr; i++)
 		fprintf(out, "%s %llu\n", strtab_str(&strs, ent[i].id), ent[i].count);
 	free(ent);

@@ -152,7 +152,7 @@ static void tree_layout(struct ftree *t, u32 *order)
 		nk = 0;
 		for (c = t->n[node].first_child; c != NO_NODE; c = t->n[c].next_sibling)
 			kids[nk++] = c;
-		qsort(kids, nk, sizeof(*kids), child_cmp);
+		sort(kids, nk, sizeof(*kids), child_cmp);
 		x = t->n[node].x;
 		for (k = 0; k < nk; k++) {
 			t->n[kids[k]].x = x;

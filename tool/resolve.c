@@ -383,9 +383,12 @@ static void leaf_repair(struct resolver *r, struct stack *st, const struct rec_s
 	pc_fi = &r->fis[st->f[pc_frame].fi];	/* fis may have moved */
 	in.pc_fn = fn_key(pc_fi);
 	in.lr_fn = fn_key(lr_fi);
-	if (first_ret < s->nr_user)
-		in.caller_fn = fn_key(&r->fis[res_user(r, s->pid, s->time,
-							v->uframes[first_ret] - 1)]);
+	if (first_ret < s->nr_user) {
+		/* res_user() may grow r->fis: take the index first */
+		u32 caller = res_user(r, s->pid, s->time, v->uframes[first_ret] - 1);
+
+		in.caller_fn = fn_key(&r->fis[caller]);
+	}
 	pc_fi = &r->fis[st->f[pc_frame].fi];
 	if (pc_fi->d && pc_fi->sym) {
 		res_prologue(pc_fi->d, pc_fi->sym);

@@ -352,6 +352,12 @@ void strtab_free(struct strtab *t)
 	memset(t, 0, sizeof(*t));
 }
 
+void sort(void *base, size_t nmemb, size_t size, int (*cmp)(const void *, const void *))
+{
+	if (nmemb > 1)
+		qsort(base, nmemb, size, cmp);
+}
+
 u64 now_ns(void)
 {
 	struct timespec ts;

@@ -118,6 +118,9 @@ static inline const char *strtab_str(const struct strtab *t, u32 id)
 }
 void strtab_free(struct strtab *t);
 
+/* qsort() that accepts an empty (NULL) array. */
+void sort(void *base, size_t nmemb, size_t size, int (*cmp)(const void *, const void *));
+
 /* Monotonic clock in nanoseconds. */
 u64 now_ns(void);
 

@@ -1,0 +1,68 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# cli.sh CYCREAD CAPTURE - the command line: usage errors exit 2, runtime
+# errors exit 1 with a message naming the PID or file and the cause.
+
+set -u
+tool=$1
+cap=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0
+failed=0
+
+# expect STATUS PATTERN DESCRIPTION -- COMMAND...
+expect()
+{
+	want=$1
+	pattern=$2
+	what=$3
+	shift 4
+	"$@" >"$tmp/out" 2>"$tmp/err"
+	got=$?
+	n=$((n + 1))
+	if [ "$got" -eq "$want" ] && grep -q -- "$pattern" "$tmp/out" "$tmp/err"; then
+		echo "ok $n - $what"
+	else
+		failed=$((failed + 1))
+		echo "not ok $n - $what (status $got, want $want; pattern '$pattern')"
+		sed 's/^/#   /' "$tmp/err" "$tmp/out" | head -5
+	fi
+}
+
+sh -c 'exit 0' &
+dead=$!
+wait $dead
+
+expect 2 "nothing to profile" "no target: usage error" -- "$tool"
+expect 2 "not a number" "-p abc: usage error" -- "$tool" -p abc
+expect 2 "not a number" "-F 0: usage error" -- "$tool" -F 0 -p 1
+expect 2 "one target" "two targets: usage error" -- "$tool" -p 1 -a
+expect 2 "choose one" "--raw with --folded: usage error" -- "$tool" --raw --folded -p 1
+expect 2 "power of two" "-m 3: usage error" -- "$tool" -m 3 -p 1
+expect 2 "sort keys" "--sort bogus: usage error" -- "$tool" --sort bogus -p 1
+expect 2 "needs -i" "report without -i: usage error" -- "$tool" report
+expect 2 "Try" "unknown option: usage error" -- "$tool" --bogus
+expect 0 "Usage: cycread" "--help" -- "$tool" --help
+expect 0 "cycread 0\." "--version" -- "$tool" --version
+expect 1 "pid $dead: no such process" "dead pid: 'pid N: no such process'" -- \
+	"$tool" -p "$dead"
+expect 1 "tid $dead: no such process" "dead tid" -- "$tool" -t "$dead"
+expect 1 "is the cycsample module loaded" "missing device named with a hint" -- \
+	env CYCREAD_DEVICE="$tmp/nodev" "$tool" -p $$
+expect 1 "No such file" "missing capture file" -- "$tool" report -i "$tmp/none.cyc"
+head -c 100 "$cap" >"$tmp/cut.cyc"
+expect 1 "truncated" "truncated capture: clear error" -- "$tool" report -i "$tmp/cut.cyc"
+echo "hello" >"$tmp/text.cyc"
+expect 1 "not a cycread capture" "not a capture" -- "$tool" report -i "$tmp/text.cyc"
+expect 1 "nodir/x.svg" "unwritable --svg path" -- "$tool" report -i "$cap" --svg "$tmp/nodir/x.svg"
+expect 0 "compute" "report -i capture" -- "$tool" report -i "$cap"
+expect 0 "compute" "-i without the report word" -- "$tool" -i "$cap"
+expect 0 "wrote" "report -i A -o B rewrites a capture" -- "$tool" report -i "$cap" -o "$tmp/b.cyc"
+expect 0 "main;do_work;compute 7" "the rewritten capture reports the same" -- \
+	"$tool" report -i "$tmp/b.cyc" --folded
+main=$(nm "$tool" | sed -n 's/^\([0-9a-f]*\) T main$/\1/p')
+expect 0 "main+0x0" "addr2sym names an address of an ELF file" -- "$tool" addr2sym -e "$tool" "$main"
+echo "1..$n"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mkcapture FILE - write the synthetic session of synth.h as a capture
+ * file: the input of the golden report tests and the fuzzers' seed.
+ */
+#include <errno.h>
+
+#include "synth.h"
+#include "../capture.h"
+
+int main(int argc, char **argv)
+{
+	struct report rep;
+	struct resolver r;
+	struct profile p;
+	struct maps ms;
+	int ret;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: mkcapture FILE\n");
+		return 2;
+	}
+	prof_init(&p);
+	maps_init(&ms, false);
+	res_init(&r, &ms, false);
+	synth_build(&p, &ms, &r);
+	report_build(&rep, &p, &r);
+	ret = capture_write(argv[1], &rep, &ms);
+	if (ret)
+		fprintf(stderr, "mkcapture: %s: %s\n", argv[1], strerror(-ret));
+	report_free(&rep);
+	res_free(&r);
+	maps_free(&ms);
+	prof_free(&p);
+	return ret ? 1 : 0;
+}

@@ -1,0 +1,533 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_elfsym - address -> symbol on fixtures built now: PIE and non-PIE
+ * executables, a shared library, a stripped binary with a .gnu_debuglink
+ * file and with a build-id debug file, a C++ binary, a multi-segment
+ * executable, size-0 and aliased symbols, a deleted binary of a live
+ * process, the vdso, perf JIT maps, kallsyms, and hostile ELF files.
+ *
+ * The fixtures print their functions' runtime addresses and their own
+ * /proc/self/maps, so every expectation comes from the running program.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/auxv.h>
+#include <sys/wait.h>
+
+#include "fixtures.h"
+#include "tap.h"
+#include "../resolve.h"
+
+#define FX_PID	1000
+
+static const char *maps_of(const char *out)
+{
+	const char *m = strstr(out, "MAPS\n");
+
+	return m ? m + 5 : "";
+}
+
+/* A resolver over the maps a fixture printed (files opened by path). */
+struct fx {
+	struct maps ms;
+	struct resolver r;
+	char *out;
+};
+
+static void fx_load(struct fx *f, const char *out, const char *debug_dir)
+{
+	maps_init(&f->ms, false);
+	f->ms.search.debug_dir = debug_dir;
+	res_init(&f->r, &f->ms, false);
+	f->out = xstrdup(out);
+	maps_read(&f->ms, FX_PID, 0, maps_of(out));
+}
+
+static void fx_free(struct fx *f)
+{
+	res_free(&f->r);
+	maps_free(&f->ms);
+	free(f->out);
+}
+
+static const struct frame_info *lookup(struct fx *f, u64 addr)
+{
+	return res_fi(&f->r, res_user(&f->r, FX_PID, 0, addr));
+}
+
+/* The function printed as @name resolves to @want at its start and inside. */
+static void expect_sym(struct fx *f, const char *name, const char *want, const char *what)
+{
+	u64 addr = fx_addr(f->out, name);
+	const struct frame_info *fi;
+	char msg[256];
+
+	ok(addr, "%s: fixture printed the address of %s", what, name);
+	fi = lookup(f, addr);
+	snprintf(msg, sizeof(msg), "%s: %s at its first byte", what, name);
+	is_str(res_str(&f->r, fi->func), want, msg);
+	is_u64(fi->off, 0, "offset 0 at the first byte");
+	fi = lookup(f, addr + 2);
+	snprintf(msg, sizeof(msg), "%s: %s two bytes in", what, name);
+	is_str(res_str(&f->r, fi->func), want, msg);
+	is_u64(fi->off, 2, "offset 2 inside");
+}
+
+static char *run_fixture(const char *bin)
+{
+	return fx_out("./%s", bin);
+}
+
+static void build_fixtures(void)
+{
+	const char *cc = "gcc -O1 -g -fno-inline";
+
+	ok(!fx_sh("%s -fPIC -shared %s/fixtures/fx_lib.c -o libfx.so", cc, TEST_SRCDIR),
+	   "build shared library");
+	ok(!fx_sh("%s -fPIE -pie %s/fixtures/fx_main.c -L. -lfx -Wl,-rpath,$PWD "
+		  "-Wl,--no-warn-rwx-segments -o fx_pie", cc, TEST_SRCDIR), "build PIE executable");
+	ok(!fx_sh("%s -fno-pie -no-pie %s/fixtures/fx_main.c -L. -lfx -Wl,-rpath,$PWD "
+		  "-Wl,--no-warn-rwx-segments -o fx_nopie", cc, TEST_SRCDIR),
+	   "build non-PIE executable");
+	ok(!fx_sh("%s -fPIE -pie -DSWAP_ALIAS %s/fixtures/fx_main.c -L. -lfx -Wl,-rpath,$PWD "
+		  "-Wl,--no-warn-rwx-segments -o fx_swap", cc, TEST_SRCDIR),
+	   "build executable with swapped alias definitions");
+	ok(!fx_sh("cp fx_pie fx_strip && objcopy --only-keep-debug fx_strip fx_strip.debug && "
+		  "strip --strip-all fx_strip && objcopy --add-gnu-debuglink=fx_strip.debug fx_strip"),
+	   "strip a copy and give it a .gnu_debuglink");
+	ok(!fx_sh("g++ -O1 -g %s/fixtures/fx_cxx.cc -o fx_cxx", TEST_SRCDIR), "build C++ executable");
+}
+
+static void test_executables(void)
+{
+	static const char *bins[] = { "fx_pie", "fx_nopie", "fx_swap" };
+	struct fx f;
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(bins); i++) {
+		char *out = run_fixture(bins[i]);
+		struct map *m;
+
+		fx_load(&f, out, NULL);
+		m = maps_find(&f.ms, FX_PID, 0, fx_addr(out, "global_func"));
+		ok(m && m->dso, "%s: mapping of the executable found and opened", bins[i]);
+		if (m && m->dso)
+			is_u64(m->dso->e_type, i == 1 ? ET_EXEC : ET_DYN, "ELF type");
+		expect_sym(&f, "local_func", "local_func", bins[i]);
+		expect_sym(&f, "global_func", "global_func", bins[i]);
+		expect_sym(&f, "lib_func", "lib_func", bins[i]);
+		expect_sym(&f, "lib_static", "lib_static", bins[i]);
+		/* alias choice does not depend on which name the source defined */
+		is_str(res_str(&f.r, lookup(&f, fx_addr(out, "alias_target"))->func),
+		       "alias_target", "aliases: the GLOBAL name that sorts first is chosen");
+		/* size-0 symbol: extends to the next symbol */
+		is_str(res_str(&f.r, lookup(&f, fx_addr(out, "sizeless_fn") + 3)->func),
+		       "sizeless_fn", "size-0 .symtab symbol covers its code");
+		ok(lookup(&f, fx_addr(out, "lib_func"))->dso ==
+		   strtab_intern(&f.r.strs, "libfx.so"), "shared library frame names libfx.so");
+		fx_free(&f);
+		free(out);
+	}
+}
+
+static void test_multi_segment(void)
+{
+	char *out = run_fixture("fx_pie");
+	u64 deltas[8];
+	u32 i, nx = 0;
+	struct map *m;
+	struct fx f;
+	bool differ = false;
+
+	fx_load(&f, out, NULL);
+	m = maps_find(&f.ms, FX_PID, 0, fx_addr(out, "far_func"));
+	ok(m && m->dso, "far_func lies in a mapping of the executable");
+	if (!m || !m->dso)
+		goto out;
+	for (i = 0; i < m->dso->nr_segs && nx < 8; i++) {
+		if (!(m->dso->segs[i].flags & PF_X))
+			continue;
+		deltas[nx++] = m->dso->segs[i].vaddr - m->dso->segs[i].offset;
+		if (nx > 1 && deltas[nx - 1] != deltas[0])
+			differ = true;
+	}
+	ok(nx >= 2 && differ,
+	   "fixture has two executable PT_LOADs with different vaddr-offset deltas");
+	expect_sym(&f, "far_func", "far_func", "second executable segment");
+out:
+	fx_free(&f);
+	free(out);
+}
+
+static void test_stripped(void)
+{
+	char *out = run_fixture("fx_strip"), *dbg = fx_path("dbg");
+	char id[2 * DSO_BUILD_ID_MAX + 1];
+	struct map *m;
+	struct fx f;
+
+	fx_load(&f, out, NULL);
+	m = maps_find(&f.ms, FX_PID, 0, fx_addr(out, "local_func"));
+	ok(m && m->dso && !m->dso->has_symtab, "stripped binary has no .symtab");
+	expect_sym(&f, "local_func", "local_func", "debuglink");
+	ok(m && m->dso && m->dso->symsrc == SYMSRC_DEBUG, "symbols came from the debug file");
+	ok(m && m->dso && m->dso->debuglink && !strcmp(m->dso->debuglink, "fx_strip.debug"),
+	   ".gnu_debuglink names fx_strip.debug");
+	build_id_hex(m->dso->build_id, m->dso->build_id_len, id);
+	fx_free(&f);
+
+	/* the same debug file found by build-id only */
+	ok(!fx_sh("mkdir -p dbg/.build-id/%.2s && mv fx_strip.debug dbg/.build-id/%.2s/%s.debug",
+		  id, id, id + 2), "move the debug file under .build-id/");
+	fx_load(&f, out, dbg);
+	expect_sym(&f, "local_func", "local_func", "build-id debug file");
+	fx_free(&f);
+
+	/* a debug file of another build: build-ids differ, it must be refused */
+	ok(!fx_sh("rm -rf dbg && objcopy --only-keep-debug fx_swap fx_strip.debug"),
+	   "put a foreign debug file in place");
+	fx_load(&f, out, dbg);
+	ok(lookup(&f, fx_addr(out, "local_func"))->reason == UR_NO_SYMBOL ||
+	   lookup(&f, fx_addr(out, "local_func"))->reason == UR_NO_SYMBOLS,
+	   "foreign debug file refused: local_func stays unnamed");
+	is_str(res_str(&f.r, lookup(&f, fx_addr(out, "local_func"))->func), "[fx_strip]",
+	       "unnamed frame shows the file");
+	fx_free(&f);
+	free(dbg);
+	free(out);
+}
+
+static void test_cxx(void)
+{
+	char *out = run_fixture("fx_cxx");
+	struct fx f;
+
+	fx_load(&f, out, NULL);
+	expect_sym(&f, "compute", "demo::util::compute(int)", "C++");
+	expect_sym(&f, "twice", "int demo::twice<int>(int)", "C++ template");
+	expect_sym(&f, "spin", "demo::Widget::spin(int)", "C++ member");
+	f.r.demangle = false;
+	u64map_free(&f.r.map_cache[0]);
+	is_str(res_str(&f.r, res_fi(&f.r, res_user(&f.r, FX_PID, 0, fx_addr(out, "compute") + 1))->func),
+	       "_ZN4demo4util7computeEi", "--no-demangle keeps the mangled name");
+	fx_free(&f);
+	free(out);
+}
+
+/* A live process whose binary is deleted still resolves through map_files. */
+static void test_deleted(void)
+{
+	char buf[65536], *bin = fx_path("fx_del");
+	int in[2], outp[2];
+	size_t len = 0;
+	ssize_t n;
+	struct maps ms;
+	struct resolver r;
+	pid_t pid;
+
+	if (geteuid()) {
+		tap_skip("deleted binary: /proc/PID/map_files needs root");
+		free(bin);
+		return;
+	}
+	ok(!fx_sh("cp fx_pie fx_del"), "copy the executable");
+	if (pipe(in) || pipe(outp))
+		return;
+	pid = fork();
+	if (!pid) {
+		dup2(in[0], 0);
+		dup2(outp[1], 1);
+		close(in[1]);
+		close(outp[0]);
+		execl(bin, bin, "wait", (char *)NULL);
+		_exit(127);
+	}
+	close(in[0]);
+	close(outp[1]);
+	while (len < sizeof(buf) - 1 && (n = read(outp[0], buf + len, sizeof(buf) - 1 - len)) > 0) {
+		len += n;
+		buf[len] = '\0';
+		if (strstr(buf, "END\n"))
+			break;
+	}
+	buf[len] = '\0';
+	ok(!unlink(bin), "delete the binary while it runs");
+	maps_init(&ms, true);
+	res_init(&r, &ms, true);
+	maps_read(&ms, pid, 0, NULL);
+	is_str(res_str(&r, res_fi(&r, res_user(&r, pid, 0, fx_addr(buf, "local_func")))->func),
+	       "local_func", "deleted binary: local_func resolved");
+	ok(maps_find(&ms, pid, 0, fx_addr(buf, "local_func")) &&
+	   maps_find(&ms, pid, 0, fx_addr(buf, "local_func"))->deleted,
+	   "mapping marked (deleted)");
+	res_free(&r);
+	maps_free(&ms);
+	close(in[1]);
+	close(outp[0]);
+	waitpid(pid, NULL, 0);
+	free(bin);
+}
+
+static void test_vdso(void)
+{
+	struct maps ms;
+	struct resolver r;
+	struct map *m = NULL;
+	const struct frame_info *fi;
+	u64 base = getauxval(AT_SYSINFO_EHDR);
+	u32 i;
+
+	if (!base) {
+		tap_skip("no vdso");
+		return;
+	}
+	maps_init(&ms, true);
+	res_init(&r, &ms, true);
+	maps_read(&ms, getpid(), 0, NULL);
+	m = maps_find(&ms, getpid(), 0, base);
+	ok(m && m->kind == MAP_VDSO && m->dso, "[vdso] mapped and read");
+	if (m && m->dso) {
+		dso_load_syms(m->dso, NULL);
+		for (i = 0; i < m->dso->nr_syms; i++)
+			if (!strcmp(dso_sym_name(m->dso, &m->dso->syms[i]), "__vdso_clock_gettime"))
+				break;
+		ok(i < m->dso->nr_syms, "vdso has __vdso_clock_gettime");
+		if (i < m->dso->nr_syms) {
+			u64 vaddr = m->dso->syms[i].start, off = 0;
+			u32 s;
+
+			for (s = 0; s < m->dso->nr_segs; s++)
+				if (vaddr >= m->dso->segs[s].vaddr &&
+				    vaddr < m->dso->segs[s].vaddr + m->dso->segs[s].filesz)
+					off = vaddr - m->dso->segs[s].vaddr + m->dso->segs[s].offset;
+			fi = res_fi(&r, res_user(&r, getpid(), 0, m->start + off - m->pgoff + 1));
+			is_str(res_str(&r, fi->func), "__vdso_clock_gettime",
+			       "vdso address resolves through the vdso image");
+			is_str(res_str(&r, fi->dso), "[vdso]", "vdso frame names [vdso]");
+		}
+	}
+	res_free(&r);
+	maps_free(&ms);
+}
+
+static void test_perfmap(void)
+{
+	char *path = fx_path("perf-4242.map");
+	struct jitmap j = { 0 };
+	struct maps ms;
+	struct resolver r;
+	const struct frame_info *fi;
+	FILE *f = fopen(path, "w");
+
+	fprintf(f, "7f0000001000 100 jitted::first(int)\n");
+	fprintf(f, "7f0000001200 80 Lsome/Class;::method\n");
+	fprintf(f, "garbage line\n");
+	fprintf(f, "7f0000001000 40 recompiled_first\n");
+	fclose(f);
+	ok(!jitmap_load(&j, path, -1), "perf map parsed");
+	is_u64(j.nr, 2, "two distinct entries (the rewritten address counts once)");
+	is_str(jitsym_name(&j, jitmap_find(&j, 0x7f0000001010)), "recompiled_first",
+	       "a later line for the same address wins");
+	ok(!jitmap_find(&j, 0x7f0000001100), "address between entries: none");
+	is_str(jitsym_name(&j, jitmap_find(&j, 0x7f000000127f)), "Lsome/Class;::method",
+	       "name is the rest of the line");
+	jitmap_free(&j);
+	if (!geteuid()) {
+		ok(!chown(path, 12345, 12345), "give the map to another user");
+		ok(jitmap_load(&j, path, 0) == -EPERM, "a map owned by someone else is refused");
+		jitmap_free(&j);
+		ok(!chown(path, 0, 0), "give it back");
+	}
+
+	maps_init(&ms, false);
+	res_init(&r, &ms, false);
+	r.jit_dir = fx_tmpdir();
+	maps_read(&ms, 4242, 0, "7f0000000000-7f0000100000 r-xp 00000000 00:00 0 \n");
+	/* offline resolvers only see maps they are given: load it as a live one would */
+	jitmap_load(res_jitmap(&r, 4242, true), path, -1);
+	fi = res_fi(&r, res_user(&r, 4242, 0, 0x7f0000001204));
+	is_str(res_str(&r, fi->func), "Lsome/Class;::method", "anonymous code named by perf map");
+	is_str(res_str(&r, fi->dso), "[jit]", "JIT frame shows [jit]");
+	fi = res_fi(&r, res_user(&r, 4242, 0, 0x7f0000005000));
+	ok(fi->reason == UR_JIT_NO_MAP, "anonymous code outside the map: reason JIT without map");
+	is_str(res_str(&r, fi->func), "[anon]", "shown as [anon]");
+	fi = res_fi(&r, res_user(&r, 4242, 0, 0x1000));
+	ok(fi->reason == UR_NO_MAPPING, "address outside every mapping: reason no mapping");
+	is_str(res_str(&r, fi->func), "[unknown]", "shown as [unknown]");
+	res_free(&r);
+	maps_free(&ms);
+	free(path);
+}
+
+static void test_kallsyms(void)
+{
+	char *ks = fx_path("kallsyms"), *mods = fx_path("modules"), *zero = fx_path("kzero");
+	struct kallsyms k;
+	FILE *f;
+
+	f = fopen(ks, "w");
+	fprintf(f, "ffff800008000000 T _text\n"
+		   "ffff800008010000 T first_func\n"
+		   "ffff800008010100 t second_func\n"
+		   "ffff800008010100 T second_alias\n"
+		   "ffff800008010200 D some_data\n"
+		   "ffff800008010400 T last_func\n"
+		   "ffff800008010500 T _etext\n"
+		   "ffff800001000000 t mod_func\t[cycsample]\n"
+		   "ffff800001000100 t mod_last\t[cycsample]\n");
+	fclose(f);
+	f = fopen(mods, "w");
+	fprintf(f, "cycsample 4096 0 - Live 0xffff800001000000 (O)\n");
+	fclose(f);
+	ok(!ksyms_load(&k, ks, mods), "kallsyms parsed");
+	ok(!k.hidden, "addresses visible");
+	is_str(ksym_name(&k, ksyms_find(&k, 0xffff800008010010)), "first_func", "core symbol");
+	is_str(ksym_name(&k, ksyms_find(&k, 0xffff800008010101)), "second_alias",
+	       "global alias preferred over local");
+	is_str(ksym_name(&k, ksyms_find(&k, 0xffff800008010300)), "second_alias",
+	       "data symbols do not end text symbols: second_alias extends to last_func");
+	ok(!ksyms_find(&k, 0xffff800008010600), "past _etext: unknown");
+	is_str(ksym_name(&k, ksyms_find(&k, 0xffff800001000f00)), "mod_last",
+	       "module symbol bounded by the module's size");
+	is_str(k.names + ksyms_find(&k, 0xffff800001000f00)->module, "cycsample", "module name");
+	ok(!ksyms_find(&k, 0xffff800001001000), "past the module's end: unknown");
+	ksyms_free(&k);
+
+	f = fopen(zero, "w");
+	fprintf(f, "0000000000000000 T _text\n0000000000000000 T first_func\n");
+	fclose(f);
+	ok(!ksyms_load(&k, zero, mods), "zeroed kallsyms parsed");
+	ok(k.hidden && k.note && strstr(k.note, "kptr_restrict"),
+	   "all-zero kallsyms detected, note mentions kptr_restrict");
+	ok(!ksyms_find(&k, 0x1000), "hidden kallsyms names nothing");
+	ksyms_free(&k);
+	free(ks);
+	free(mods);
+	free(zero);
+}
+
+static void put_u16_at(const char *path, long off, u16 v)
+{
+	int fd = open(path, O_WRONLY);
+
+	if (fd < 0 || pwrite(fd, &v, 2, off) != 2)
+		printf("# cannot patch %s\n", path);
+	close(fd);
+}
+
+static void put_u64_at(const char *path, long off, u64 v)
+{
+	int fd = open(path, O_WRONLY);
+
+	if (fd < 0 || pwrite(fd, &v, 8, off) != 8)
+		printf("# cannot patch %s\n", path);
+	close(fd);
+}
+
+static void poke(struct dso *d)
+{
+	u8 buf[64];
+	u32 i;
+
+	dso_load_syms(d, &(struct dso_search){ .root = "/nonexistent" });
+	for (i = 0; i < d->nr_segs; i++) {
+		u64 v;
+
+		dso_off_to_vaddr(d, d->segs[i].offset, &v);
+		dso_find(d, d->segs[i].vaddr);
+		dso_read(d, d->segs[i].vaddr, buf, sizeof(buf));
+	}
+	for (i = 0; i < d->nr_syms; i += 7)
+		dso_find(d, d->syms[i].start + 1);
+}
+
+static void test_hostile(void)
+{
+	static const long cuts[] = { 0, 3, 16, 63, 64, 65, 200, 1000, 4096, 9000 };
+	char *src = fx_path("fx_pie"), *bad = fx_path("bad");
+	const char *why = NULL;
+	struct dso *d;
+	struct stat st;
+	u32 i, seed = 12345, k, opened = 0;
+	char *img;
+	FILE *f;
+
+	stat(src, &st);
+	for (i = 0; i < ARRAY_SIZE(cuts); i++) {
+		fx_sh("head -c %ld fx_pie > bad", cuts[i]);
+		d = dso_open_path(bad, &why);
+		if (d) {
+			poke(d);
+			dso_free(d);
+		}
+		ok(cuts[i] >= 64 || !d, "ELF cut at %ld bytes: %s", cuts[i], d ? "opened" : why);
+	}
+	fx_sh("head -c %ld fx_pie > bad", (long)st.st_size - 1);
+	d = dso_open_path(bad, &why);
+	if (d) {
+		poke(d);
+		dso_free(d);
+	}
+	ok(1, "ELF missing its last byte: no crash");
+
+	fx_sh("cp fx_pie bad");
+	put_u16_at(bad, 60, 0xffff);	/* e_shnum */
+	d = dso_open_path(bad, &why);
+	ok(!d && strstr(why, "section"), "absurd section count refused: %s", d ? "opened" : why);
+	dso_free(d);
+	fx_sh("cp fx_pie bad");
+	put_u64_at(bad, 40, 0x7fffffffffffULL);	/* e_shoff */
+	d = dso_open_path(bad, &why);
+	ok(!d && strstr(why, "past the end"), "section headers past the end refused: %s",
+	   d ? "opened" : why);
+	dso_free(d);
+	fx_sh("echo 'not an ELF file at all' > bad");
+	d = dso_open_path(bad, &why);
+	ok(!d && !strcmp(why, "not an ELF file"), "text file: 'not an ELF file'");
+	dso_free(d);
+
+	/* random corruption: must never crash (the ASan build checks memory use) */
+	img = xmalloc(st.st_size);
+	f = fopen(src, "r");
+	if (!f || fread(img, 1, st.st_size, f) != (size_t)st.st_size)
+		printf("# cannot read fixture\n");
+	if (f)
+		fclose(f);
+	for (i = 0; i < 300; i++) {
+		char *copy = xmalloc(st.st_size);
+
+		memcpy(copy, img, st.st_size);
+		for (k = 0; k < 1 + i % 16; k++) {
+			seed = seed * 1103515245 + 12345;
+			copy[(seed >> 8) % (i % 3 ? 1024 : st.st_size)] ^= 1 << (seed & 7);
+		}
+		d = dso_open_mem(copy, st.st_size, "fuzzed", &why);
+		if (d) {
+			opened++;
+			poke(d);
+			dso_free(d);
+		}
+		free(copy);
+	}
+	ok(1, "300 randomly corrupted ELF images handled (%u opened)", opened);
+	free(img);
+	free(src);
+	free(bad);
+}
+
+int main(void)
+{
+	build_fixtures();
+	test_executables();
+	test_multi_segment();
+	test_stripped();
+	test_cxx();
+	test_deleted();
+	test_vdso();
+	test_perfmap();
+	test_kallsyms();
+	test_hostile();
+	return tap_done();
+}

@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_records - record validation, the ring drain protocol on synthetic
+ * rings (wrap-around, LOST, EXEC, EXIT, corrupt sizes, a bad tail), the
+ * control page checks, and the merge of several CPUs' records by time.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "tap.h"
+#include "../device.h"
+#include "../records.h"
+
+#define RING_SIZE	256
+
+/* A ring the way the module lays it out, producer side written here. */
+struct test_ring {
+	struct cycsample_ring_header hdr;
+	u8 data[RING_SIZE];
+	struct cs_ring r;
+};
+
+static void ring_init(struct test_ring *t, u32 cpu, u64 start)
+{
+	memset(t, 0, sizeof(*t));
+	t->hdr.data_head = t->hdr.data_tail = start;
+	t->hdr.data_size = RING_SIZE;
+	t->r.hdr = &t->hdr;
+	t->r.data = t->data;
+	t->r.size = RING_SIZE;
+	t->r.cpu = cpu;
+}
+
+/* The producer's half of the protocol; false when the record does not fit. */
+static bool produce(struct test_ring *t, const void *rec, u32 size)
+{
+	u64 head = t->hdr.data_head, i;
+
+	if (RING_SIZE - (head - t->hdr.data_tail) < size)
+		return false;
+	for (i = 0; i < size; i++)
+		t->data[(head + i) & (RING_SIZE - 1)] = ((const u8 *)rec)[i];
+	__atomic_store_n(&t->hdr.data_head, head + size, __ATOMIC_RELEASE);
+	return true;
+}
+
+static u32 make_sample(void *buf, u64 time, u32 pid, u32 cpu, u16 nk, u16 nu)
+{
+	struct cycsample_sample *s = buf;
+	u32 i, size = sizeof(*s) + 8 * (nk + nu);
+
+	memset(s, 0, size);
+	s->hdr.type = CYCSAMPLE_REC_SAMPLE;
+	s->hdr.size = size;
+	s->time = time;
+	s->pid = s->tid = pid;
+	s->cpu = cpu;
+	s->flags = CYCSAMPLE_SAMPLE_USER;
+	s->period = 1000;
+	s->pc = 0x400000 + time;
+	s->nr_kernel = nk;
+	s->nr_user = nu;
+	s->arch = CYCSAMPLE_ARCH_ARM64;
+	for (i = 0; i < (u32)nk + nu; i++)
+		s->frames[i] = 0x400000 + time + i;
+	return size;
+}
+
+static u32 make_task(void *buf, u32 type, u64 time, u32 pid, const char *comm)
+{
+	struct cycsample_task_event *t = buf;
+
+	memset(t, 0, sizeof(*t));
+	t->hdr.type = type;
+	t->hdr.size = sizeof(*t);
+	t->time = time;
+	t->pid = t->tid = pid;
+	strncpy(t->comm, comm, sizeof(t->comm) - 1);
+	return sizeof(*t);
+}
+
+static u32 make_lost(void *buf, u64 time, u64 lost)
+{
+	struct cycsample_lost *l = buf;
+
+	l->hdr.type = CYCSAMPLE_REC_LOST;
+	l->hdr.size = sizeof(*l);
+	l->time = time;
+	l->lost = lost;
+	return sizeof(*l);
+}
+
+static int to_profile(void *ctx, const void *rec, u32 size, u32 cpu)
+{
+	const char *why;
+	u32 sz;
+
+	prof_add_record(ctx, rec, size, cpu, &sz, &why);
+	return 0;
+}
+
+static void test_check(void)
+{
+	u64 buf[64] = { 0 };
+	struct cycsample_record_header *h = (void *)buf;
+	struct cycsample_sample *smp = (void *)buf;
+	const char *why = NULL;
+	u32 size;
+
+	ok(rec_check(buf, 4, &size, &why) == REC_CORRUPT, "4 bytes: header cut short");
+	h->type = CYCSAMPLE_REC_LOST;
+	h->size = 12;
+	ok(rec_check(buf, sizeof(buf), &size, &why) == REC_CORRUPT, "size not a multiple of 8");
+	h->size = 0;
+	ok(rec_check(buf, sizeof(buf), &size, &why) == REC_CORRUPT, "size 0");
+	h->size = 8;
+	ok(rec_check(buf, sizeof(buf), &size, &why) == REC_CORRUPT, "LOST shorter than its type");
+	h->size = 1024;
+	ok(rec_check(buf, sizeof(buf), &size, &why) == REC_CORRUPT, "size beyond the data");
+	h->type = 77;
+	h->size = 16;
+	ok(rec_check(buf, sizeof(buf), &size, &why) == REC_SKIP && size == 16,
+	   "unknown type with a sane size is skipped, not corrupt");
+	h->type = 0;
+	ok(rec_check(buf, sizeof(buf), &size, &why) == REC_CORRUPT, "type 0 is corrupt");
+	size = make_sample(buf, 1, 1, 0, 2, 3);
+	ok(rec_check(buf, sizeof(buf), &size, &why) == REC_VALID, "well-formed sample");
+	smp->nr_user = 9;
+	ok(rec_check(buf, sizeof(buf), &size, &why) == REC_CORRUPT,
+	   "frame counts running past the record");
+	smp->nr_user = 1;
+	ok(rec_check(buf, sizeof(buf), &size, &why) == REC_VALID,
+	   "a sample longer than its frames (a newer module's extra fields) is valid");
+}
+
+static void test_wrap(void)
+{
+	struct test_ring t;
+	struct profile p;
+	u64 buf[64];
+	u8 bounce[RING_SIZE];
+	const struct cycsample_sample *s;
+	struct rec_sample v;
+	u32 size;
+	long n;
+
+	/* start near the end so the second record wraps */
+	ring_init(&t, 3, RING_SIZE * 5 - 40);
+	prof_init(&p);
+	size = make_lost(buf, 5, 7);
+	ok(produce(&t, buf, size), "LOST record written");
+	size = make_sample(buf, 10, 42, 3, 1, 4);
+	ok(produce(&t, buf, size), "sample written across the end of the ring");
+	n = ring_drain(&t.r, to_profile, &p, bounce);
+	is_u64(n, 2, "two records drained");
+	is_u64(t.hdr.data_tail, t.hdr.data_head, "tail published at head");
+	is_u64(p.nr_samples, 1, "one sample");
+	is_u64(p.lost_samples, 7, "LOST count taken");
+	s = prof_rec(&p, &p.ev[1]);
+	rec_sample_view(s, &v);
+	is_u64(v.s->pid, 42, "wrapped sample: pid intact");
+	is_u64(v.uframes[3], 0x400000 + 10 + 4, "wrapped sample: last frame intact");
+	is_u64(p.ev[1].cpu, 3, "sample keeps its cpu");
+
+	/* fill until full: the producer must refuse, the reader frees space */
+	size = make_sample(buf, 20, 42, 3, 0, 10);
+	while (produce(&t, buf, size))
+		;
+	ok(!produce(&t, buf, size), "ring full");
+	n = ring_drain(&t.r, to_profile, &p, bounce);
+	ok(n > 0 && produce(&t, buf, size), "drain makes room again");
+	prof_free(&p);
+}
+
+static void test_task_events(void)
+{
+	struct test_ring t;
+	struct profile p;
+	u64 buf[64];
+	struct cycsample_task_event *tev = (void *)buf;
+	u8 bounce[RING_SIZE];
+	u32 size;
+
+	ring_init(&t, 0, 0);
+	prof_init(&p);
+	size = make_task(buf, CYCSAMPLE_REC_EXEC, 100, 55, "newprog");
+	produce(&t, buf, size);
+	size = make_sample(buf, 101, 55, 0, 0, 1);
+	produce(&t, buf, size);
+	size = make_task(buf, CYCSAMPLE_REC_EXIT, 102, 55, "newprog");
+	produce(&t, buf, size);
+	ring_drain(&t.r, to_profile, &p, bounce);
+	is_u64(p.nr_exec, 1, "EXEC decoded");
+	is_u64(p.nr_exit, 1, "EXIT decoded");
+	is_str(prof_comm(&p, 55), "newprog", "EXEC names the process");
+	/* an unterminated comm must not be read past its 16 bytes */
+	size = make_task(buf, CYCSAMPLE_REC_EXEC, 103, 56, "");
+	memset(tev->comm, 'x', 16);
+	produce(&t, buf, size);
+	ring_drain(&t.r, to_profile, &p, bounce);
+	is_u64(strlen(prof_comm(&p, 56)), 16, "unterminated comm cut at 16 bytes");
+	prof_free(&p);
+}
+
+static void test_corrupt(void)
+{
+	struct test_ring t;
+	struct profile p;
+	u64 buf[64];
+	struct cycsample_record_header *hdr = (void *)buf;
+	struct cycsample_sample *smp = (void *)buf;
+	u8 bounce[RING_SIZE];
+	u32 size;
+	long n;
+
+	ring_init(&t, 1, 0);
+	prof_init(&p);
+	size = make_sample(buf, 1, 9, 1, 0, 1);
+	produce(&t, buf, size);
+	size = make_lost(buf, 2, 1);
+	hdr->size = 12;	/* impossible */
+	produce(&t, buf, 16);
+	size = make_sample(buf, 3, 9, 1, 0, 1);
+	produce(&t, buf, size);
+	n = ring_drain(&t.r, to_profile, &p, bounce);
+	is_u64(n, 1, "records before the corrupt one are delivered");
+	is_u64(t.r.corrupt, 1, "corruption counted");
+	is_u64(t.hdr.data_tail, t.hdr.data_head, "the rest is skipped: tail moves to head");
+
+	/* a head more than a ring ahead of the tail */
+	t.hdr.data_head = t.hdr.data_tail + 2 * RING_SIZE;
+	n = ring_drain(&t.r, to_profile, &p, bounce);
+	is_u64(n, 0, "impossible head: nothing delivered");
+	is_u64(t.r.corrupt, 2, "and counted");
+	is_u64(t.hdr.data_tail, t.hdr.data_head, "reader resynchronises at head");
+
+	/* a record whose frame count lies: ring framing is fine, profile rejects it */
+	size = make_sample(buf, 4, 9, 1, 0, 1);
+	smp->nr_kernel = 100;
+	produce(&t, buf, size);
+	ring_drain(&t.r, to_profile, &p, bounce);
+	is_u64(p.nr_corrupt, 1, "sample with impossible frame counts rejected");
+	is_u64(p.nr_samples, 1, "and not counted as a sample");
+	prof_free(&p);
+}
+
+static void test_merge(void)
+{
+	struct test_ring a, b;
+	struct profile p;
+	u64 buf[64];
+	u8 bounce[RING_SIZE];
+	u64 last = 0;
+	size_t i;
+	bool sorted = true;
+
+	ring_init(&a, 0, 0);
+	ring_init(&b, 1, 0);
+	prof_init(&p);
+	produce(&a, buf, make_sample(buf, 10, 1, 0, 0, 1));
+	produce(&a, buf, make_sample(buf, 30, 1, 0, 0, 1));
+	produce(&a, buf, make_task(buf, CYCSAMPLE_REC_EXIT, 50, 1, "x"));
+	produce(&b, buf, make_sample(buf, 20, 1, 1, 0, 1));
+	produce(&b, buf, make_sample(buf, 50, 1, 1, 0, 1));
+	ring_drain(&a.r, to_profile, &p, bounce);
+	ring_drain(&b.r, to_profile, &p, bounce);
+	prof_sort(&p);
+	for (i = 0; i < p.nr_ev; i++) {
+		if (p.ev[i].time < last)
+			sorted = false;
+		last = p.ev[i].time;
+	}
+	ok(sorted, "events of two CPUs merged in time order");
+	is_u64(p.ev[1].cpu, 1, "cpu 1's sample between cpu 0's");
+	is_u64(p.ev[p.nr_ev - 1].type, CYCSAMPLE_REC_EXIT, "EXIT stays last on a time tie");
+	prof_free(&p);
+}
+
+static void test_control(void)
+{
+	size_t size = 4 * 4096;
+	u8 *base = aligned_alloc(4096, size);
+	struct cycsample_control *c = (void *)base;
+	struct cs_ring *rings = NULL;
+	const char *why = NULL;
+	u32 nr = 0;
+
+	memset(base, 0, size);
+	c->magic = CYCSAMPLE_MAGIC;
+	c->abi_version = CYCSAMPLE_ABI_VERSION;
+	c->page_size = 4096;
+	c->nr_rings = 1;
+	c->control_size = 4096;
+	c->rings[0].cpu = 0;
+	c->rings[0].header_offset = 4096;
+	c->rings[0].data_offset = 8192;
+	c->rings[0].data_size = 8192;
+	ok(!dev_parse_control(base, size, &rings, &nr, &why) && nr == 1, "valid control page");
+	free(rings);
+	c->rings[0].data_size = 16384;
+	ok(dev_parse_control(base, size, &rings, &nr, &why) == -EPROTO,
+	   "ring data past the mapping refused: %s", why);
+	c->rings[0].data_size = 8192;
+	c->abi_version = 99;
+	ok(dev_parse_control(base, size, &rings, &nr, &why) == -EPROTO,
+	   "other ABI refused: %s", why);
+	c->abi_version = CYCSAMPLE_ABI_VERSION;
+	c->magic = 0;
+	ok(dev_parse_control(base, size, &rings, &nr, &why) == -EPROTO, "bad magic refused");
+	c->magic = CYCSAMPLE_MAGIC;
+	c->nr_rings = 1000;
+	ok(dev_parse_control(base, size, &rings, &nr, &why) == -EPROTO,
+	   "ring directory larger than the control area refused");
+	free(base);
+}
+
+int main(void)
+{
+	test_check();
+	test_wrap();
+	test_task_events();
+	test_corrupt();
+	test_merge();
+	test_control();
+	return tap_done();
+}
