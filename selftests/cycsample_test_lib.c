@@ -570,6 +570,8 @@ unsigned long cs_count_pc_in(const struct cs_recs *r, pid_t pid, const void *lo,
 /* ---------------------------------------------------------------------- */
 
 static volatile unsigned long cs_sink;
+/* Never set: the spin loops can end, so the compiler keeps their frames. */
+static volatile int cs_stop_spinning;
 
 /* An empty asm after a call keeps the call from becoming a tail call. */
 #define NO_TAIL_CALL() __asm__ __volatile__("" ::: "memory")
@@ -577,8 +579,17 @@ static volatile unsigned long cs_sink;
 __attribute__((noinline, used, section("cs_text_leaf")))
 static void cs_spin_leaf(void)
 {
-	for (;;)
-		cs_sink++;
+	/*
+	 * The leaf must set up its frame pointer.  gcc 12 on x86_64 omits it in
+	 * leaf functions that need no stack despite -mno-omit-leaf-frame-pointer,
+	 * and drops the prologue of functions it proves never return: so a loop
+	 * that may end, on a counter that lives on the stack.
+	 */
+	volatile unsigned long n = 0;
+
+	while (!cs_stop_spinning)
+		n++;
+	cs_sink = n;
 }
 
 __attribute__((noinline, used, section("cs_text_mid")))
@@ -640,7 +651,7 @@ void cs_spin_deep(unsigned int depth)
 __attribute__((noinline, used, section("cs_text_priv")))
 static void cs_spin_priv(void)
 {
-	for (;;)
+	while (!cs_stop_spinning)
 		cs_sink++;
 }
 

@@ -110,6 +110,29 @@ static unsigned long full_user_chains(const struct cs_recs *r, unsigned long *in
 	return n;
 }
 
+/* Show the first user-mode sample's chain next to the functions' ranges. */
+static void log_user_chain(struct __test_metadata *_metadata, const struct cs_recs *r)
+{
+	size_t i;
+	unsigned int j;
+
+	TH_LOG("leaf [%p,%p) mid [%p,%p) outer [%p,%p)", __start_cs_text_leaf,
+	       __stop_cs_text_leaf, __start_cs_text_mid, __stop_cs_text_mid,
+	       __start_cs_text_outer, __stop_cs_text_outer);
+	for (i = 0; i < r->n; i++) {
+		const struct cycsample_sample *smp = cs_sample(&r->v[i]);
+
+		if (!smp || !(smp->flags & CYCSAMPLE_SAMPLE_USER))
+			continue;
+		TH_LOG("pc %#llx sp %#llx fp %#llx lr %#llx, %u user frames:",
+		       (unsigned long long)smp->pc, (unsigned long long)smp->sp,
+		       (unsigned long long)smp->fp, (unsigned long long)smp->lr, smp->nr_user);
+		for (j = 0; j < smp->nr_user; j++)
+			TH_LOG("  %#llx", (unsigned long long)cs_user_frames(smp)[j]);
+		break;
+	}
+}
+
 static bool in_leaf(uint64_t a) { return CS_IN_TEXT(leaf, a); }
 static bool in_mid(uint64_t a) { return CS_IN_TEXT(mid, a); }
 static bool in_outer(uint64_t a) { return CS_IN_TEXT(outer, a); }
@@ -126,6 +149,8 @@ TEST_F(sampling, user_chain_resolves_to_the_spinning_functions)
 	CS_ASSERT_SAMPLE_FOR(&self->cfg, 1000, &self->recs, &self->info);
 	CS_ASSERT_RECS_OK(&self->recs, &self->info);
 	full = full_user_chains(&self->recs, &leaf, in_leaf, in_mid, in_outer);
+	if (full < leaf * 9 / 10)
+		log_user_chain(_metadata, &self->recs);
 	ASSERT_LE(20, leaf);
 	/* Nearly all: a few may land in the leaf's prologue before its frame record. */
 	EXPECT_LE(leaf * 9 / 10, full) TH_LOG("%lu of %lu leaf samples have leaf<-mid<-outer",
@@ -139,11 +164,15 @@ TEST_F(sampling, user_chain_resolves_to_the_spinning_functions)
  */
 #define PAC __attribute__((noinline, used, target("branch-protection=pac-ret")))
 static volatile unsigned long pac_sink;
+static volatile int pac_stop;	/* never set; see cs_spin_leaf() */
 
 PAC __attribute__((section("cs_text_pac_leaf"))) static void pac_leaf(void)
 {
-	for (;;)
-		pac_sink++;
+	volatile unsigned long n = 0;	/* a stack frame, see cs_spin_leaf() */
+
+	while (!pac_stop)
+		n++;
+	pac_sink = n;
 }
 
 PAC __attribute__((section("cs_text_pac_mid"))) static void pac_mid(void)
@@ -653,13 +682,19 @@ TEST_F(sampling, handler_cost_statistics_are_consistent)
 	cs_config_init(&self->cfg, CYCSAMPLE_TARGET_PID, self->child);
 	self->cfg.flags = CYCSAMPLE_CFG_USER_CHAIN;
 	CS_ASSERT_SAMPLE_FOR(&self->cfg, 700, &self->recs, &self->info);
+	TH_LOG("cost: count %llu min %llu max %llu total %llu ns",
+	       (unsigned long long)self->info.cost_count,
+	       (unsigned long long)self->info.cost_min_ns,
+	       (unsigned long long)self->info.cost_max_ns,
+	       (unsigned long long)self->info.cost_total_ns);
 	ASSERT_LT(0, self->info.samples);
 	ASSERT_LE(self->info.samples, self->info.cost_count);
 	for (i = 0; i < CYCSAMPLE_COST_BUCKETS; i++)
 		hist += self->info.cost_hist[i];
 	EXPECT_EQ(self->info.cost_count, hist);
 	avg = self->info.cost_total_ns / self->info.cost_count;
-	EXPECT_LT(0, self->info.cost_min_ns);
+	/* min may be 0: local_clock() can be coarse (an x86 guest with an unstable TSC). */
+	EXPECT_LT(0, self->info.cost_max_ns);
 	EXPECT_LE(self->info.cost_min_ns, avg);
 	EXPECT_LE(avg, self->info.cost_max_ns);
 	EXPECT_LE(self->info.cost_max_ns, self->info.cost_total_ns);
