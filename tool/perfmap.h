@@ -25,6 +25,7 @@ struct jitmap {
 	size_t names_len;
 	size_t names_alloc;
 	bool present;		/* a map file was found */
+	u64 loaded_at;		/* now_ns() of the last (re)load, live sessions */
 };
 
 /*

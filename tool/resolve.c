@@ -143,12 +143,31 @@ u32 res_kernel(struct resolver *r, u64 addr)
 	return i;
 }
 
-struct jitmap *res_jitmap(struct resolver *r, u32 pid, bool create)
+/* (Re)read the process's perf map, while it still exists. */
+static void jit_load_live(struct resolver *r, struct jitmap *j)
 {
-	struct jitmap *j;
 	struct stat st;
 	char path[4096];
 	long uid = -1;
+	u32 pid = j->pid;
+
+	jitmap_free(j);
+	j->pid = pid;
+	j->loaded_at = now_ns();
+	snprintf(path, sizeof(path), "/proc/%u", pid);
+	if (!stat(path, &st))
+		uid = st.st_uid;
+	/* the process's /tmp first (containers), then ours */
+	snprintf(path, sizeof(path), "/proc/%u/root%s/perf-%u.map", pid, r->jit_dir, pid);
+	if (jitmap_load(j, path, uid)) {
+		snprintf(path, sizeof(path), "%s/perf-%u.map", r->jit_dir, pid);
+		jitmap_load(j, path, uid);
+	}
+}
+
+struct jitmap *res_jitmap(struct resolver *r, u32 pid, bool create)
+{
+	struct jitmap *j;
 	u64 idx;
 
 	if (u64map_get(&r->jit_index, pid, &idx))
@@ -157,21 +176,25 @@ struct jitmap *res_jitmap(struct resolver *r, u32 pid, bool create)
 		return NULL;
 	j = xcalloc(1, sizeof(*j));
 	j->pid = pid;
-	if (r->live) {
-		snprintf(path, sizeof(path), "/proc/%u", pid);
-		if (!stat(path, &st))
-			uid = st.st_uid;
-		/* the process's /tmp first (containers), then ours */
-		snprintf(path, sizeof(path), "/proc/%u/root%s/perf-%u.map", pid, r->jit_dir, pid);
-		if (jitmap_load(j, path, uid)) {
-			snprintf(path, sizeof(path), "%s/perf-%u.map", r->jit_dir, pid);
-			jitmap_load(j, path, uid);
-		}
-	}
+	if (r->live)
+		jit_load_live(r, j);
 	VEC_GROW(r->jits, r->nr_jits, r->alloc_jits);
 	u64map_put(&r->jit_index, pid, r->nr_jits);
 	r->jits[r->nr_jits++] = j;
 	return j;
+}
+
+/*
+ * While recording: JIT code appears and its map grows, and a JIT may delete
+ * its map when it exits, so read it as soon as anonymous code is sampled and
+ * again (rate-limited) when an address is not in it yet.
+ */
+static void observe_jit(struct resolver *r, u32 pid, u64 addr)
+{
+	struct jitmap *j = res_jitmap(r, pid, true);
+
+	if (!jitmap_find(j, addr) && now_ns() - j->loaded_at >= REFRESH_INTERVAL_NS * 5)
+		jit_load_live(r, j);
 }
 
 void res_prologue(struct dso *d, struct dso_sym *sym)
@@ -299,16 +322,22 @@ void res_observe(struct resolver *r, const struct rec_sample *v)
 {
 	const struct cycsample_sample *s = v->s;
 	struct proc_maps *p = maps_proc(r->maps, s->pid, true);
+	const struct map *m;
 	u32 i;
 
 	if (!p->nr_refresh)
 		maps_read(r->maps, s->pid, p->cur_gen, NULL);
-	if (s->flags & CYCSAMPLE_SAMPLE_USER && !s->nr_user)
-		find_map(r, s->pid, s->time, s->pc);
-	for (i = 0; i < s->nr_user; i++)
-		if (!rec_frame_is_marker(v->uframes[i]) && v->uframes[i] &&
-		    !find_map(r, s->pid, s->time, v->uframes[i]))
-			break;
+	for (i = 0; i < s->nr_user || (i == 0 && (s->flags & CYCSAMPLE_SAMPLE_USER)); i++) {
+		u64 addr = s->nr_user ? v->uframes[i] : s->pc;
+
+		if (rec_frame_is_marker(addr) || !addr)
+			continue;
+		m = find_map(r, s->pid, s->time, addr);
+		if (!m || m->kind == MAP_ANON)
+			observe_jit(r, s->pid, addr);
+		if (!m)
+			break;	/* one refresh per sample is enough */
+	}
 }
 
 static void push(struct stack *st, u32 fi, u64 addr, u64 off, u8 flags)

@@ -75,6 +75,23 @@ result $rc "golden: --svg (written by the sanitizer build)" "$gdir/svg.diff"
 result $? "svg structure: well-formed, one frame per tree node, script and controls" \
 	"$gdir/svg-structure.log"
 
+probe=$("$here/svg-interact.sh" "$gdir/flame.svg" compute memcpy 2>&1)
+rc=$?
+if [ $rc -eq 77 ]; then
+	n=$((n + 1))
+	pass=$((pass + 1))
+	echo "ok $n # SKIP svg interaction: no chromium"
+else
+	echo "$probe" >"$gdir/svg-interact.log"
+	case $probe in
+	*"details=compute (10 samples, 58.82%)|width=1180.00|reset=1|Matched: 17.65%|hits=1"*)
+		rc=0 ;;
+	*)	rc=1 ;;
+	esac
+	result $rc "svg in headless Chromium: hover details, click zoom, search share" \
+		"$gdir/svg-interact.log"
+fi
+
 # command line behaviour
 "$here/cli.sh" "$tool" "$gdir/synth.cyc" >"$out/cli.log" 2>&1
 rc=$?

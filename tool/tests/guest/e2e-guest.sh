@@ -1,0 +1,189 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# e2e-guest.sh ARCH - cycread end to end against the real module, run inside
+# a guest by tests/guest-e2e.sh with the demo programs in /mnt/add.  Prints
+# TAP; exits non-zero when a check failed.
+#
+# Shares: the demo's work functions should get 50/30/15/5 % of the samples
+# that land in them (demo/demo.c).  Start-up (exec, the dynamic loader) is
+# not part of that model, so shares are taken over the work functions only.
+# With N >= 500 such samples one share's binomial standard deviation is at
+# most sqrt(0.25 / 500) = 2.2 points; 6 points allow for ~2.7 sigma plus
+# the small systematic skew of loop and call overhead, while a wrong
+# attribution (a function's samples landing elsewhere) moves a share by far
+# more than that.
+
+arch=${1:-arm64}
+C=/cycsample/cycread
+D=/mnt/add
+T=/tmp/e2e
+mkdir -p $T
+n=0
+failed=0
+
+check()
+{
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $n - $2"
+	else
+		failed=$((failed + 1))
+		echo "not ok $n - $2"
+	fi
+}
+
+# samples whose leaf frame is $2, in folded file $1
+leaf_count()
+{
+	awk -v f="$2" '{ c = $NF; s = $0; sub(/ [0-9]+$/, "", s); k = split(s, fr, ";");
+		if (fr[k] == f) t += c } END { print t + 0 }' "$1"
+}
+
+# samples whose stack ends with the chain $2 (e.g. "main;do_round;hot_loop")
+chain_count()
+{
+	awk -v ch="$2" '{ c = $NF; s = $0; sub(/ [0-9]+$/, "", s);
+		if (substr(s, length(s) - length(ch)) == ";" ch) t += c } END { print t + 0 }' "$1"
+}
+
+# share of $2 among the four work functions, in tenths of a percent
+share10()
+{
+	w=$(( $(leaf_count "$1" hot_loop) + $(leaf_count "$1" lib_checksum) +
+	      $(leaf_count "$1" warm_inner) + $(leaf_count "$1" tiny_leaf) ))
+	[ "$w" -gt 0 ] || { echo 0; return; }
+	echo $(( $(leaf_count "$1" "$2") * 1000 / w ))
+}
+
+within()
+{
+	# within VALUE10 WANT_PERCENT TOL_PERCENT
+	[ "$1" -ge $(( ($2 - $3) * 10 )) ] && [ "$1" -le $(( ($2 + $3) * 10 )) ]
+}
+
+echo "# cycread end-to-end on $(uname -r) $(uname -m)"
+echo "# event in use and module: $(cat /sys/module/cycsample/version 2>/dev/null)"
+
+# 1. the demo, recorded with a capture file and a flame graph
+$C -o $T/demo.cyc --svg $T/demo.svg -- $D/demo >$T/top.txt 2>$T/top.err
+check $? "cycread -- demo: exit 0"
+sed 's/^/# /' $T/top.txt | head -16
+grep -q "command exited with status 0" $T/top.txt
+check $? "report names the command's exit status"
+grep -q "libdemo.so  *lib_checksum" $T/top.txt
+check $? "shared-library function named with its file (libdemo.so lib_checksum)"
+$C report -i $T/demo.cyc --folded >$T/demo.folded
+check $? "report -i capture --folded"
+work=$(( $(leaf_count $T/demo.folded hot_loop) + $(leaf_count $T/demo.folded lib_checksum) +
+	 $(leaf_count $T/demo.folded warm_inner) + $(leaf_count $T/demo.folded tiny_leaf) ))
+[ "$work" -ge 500 ]
+check $? "at least 500 samples in the work functions ($work)"
+for fw in hot_loop:50 lib_checksum:30 warm_inner:15 tiny_leaf:5; do
+	f=${fw%%:*}
+	want=${fw#*:}
+	s=$(share10 $T/demo.folded "$f")
+	within "$s" "$want" 6
+	check $? "$f share $((s / 10)).$((s % 10)) % (want $want +- 6)"
+done
+for ch in main:do_round:hot_loop main:do_round:lib_checksum \
+	  main:do_round:warm_outer:warm_inner main:do_round:tiny_leaf; do
+	chain=$(echo "$ch" | tr : ';')
+	leaf=${ch##*:}
+	all=$(leaf_count $T/demo.folded "$leaf")
+	good=$(chain_count $T/demo.folded "$chain")
+	[ "$all" -gt 0 ] && [ $((good * 100)) -ge $((all * 90)) ]
+	check $? "complete chain $chain in $good of $all samples (>= 90 %)"
+done
+if [ "$arch" = arm64 ]; then
+	$C report -i $T/demo.cyc --folded --no-leaf-repair >$T/noleaf.folded
+	all=$(leaf_count $T/noleaf.folded hot_loop)
+	good=$(chain_count $T/noleaf.folded "main;do_round;hot_loop")
+	[ "$all" -gt 0 ] && [ $((good * 100)) -lt $((all * 10)) ]
+	check $? "without leaf repair do_round is missing ($good of $all): the repair matters"
+	grep -q "leaf-caller repair: caller inserted" $T/top.txt
+	check $? "report counts the leaf-caller repairs"
+fi
+$C report -i $T/demo.cyc --raw >$T/raw.txt
+grep -q "^demo [0-9]*/[0-9]* \[[0-9]*\] [0-9]*\.[0-9]*: [0-9]* " $T/raw.txt &&
+	grep -q "hot_loop+0x[0-9a-f]* (/mnt/add/demo)" $T/raw.txt
+check $? "--raw: sample header and 'symbol+0xoff (file)' frames"
+head -c 9 $T/demo.svg | grep -q "<?xml" && tail -c 8 $T/demo.svg | grep -q "</svg>" &&
+	grep -q "hot_loop" $T/demo.svg
+check $? "--svg written, complete, names hot_loop"
+head -c 300 $T/demo.cyc >$T/cut.cyc
+$C report -i $T/cut.cyc >/dev/null 2>$T/cut.err
+[ $? -eq 1 ] && grep -q truncated $T/cut.err
+check $? "truncated capture: exit 1 and 'truncated'"
+
+# 2. attach to a running process, by pid and by thread
+$D/demo 100000 >/dev/null &
+pid=$!
+sleep 1
+$C -p $pid -d 2 --folded >$T/p.folded 2>$T/p.err
+check $? "-p PID -d 2: exit 0"
+[ "$(leaf_count $T/p.folded hot_loop)" -gt 0 ]
+check $? "-p PID: hot_loop sampled"
+$C -t $pid -d 1 --folded >$T/t.folded 2>/dev/null
+[ "$(leaf_count $T/t.folded hot_loop)" -gt 0 ]
+check $? "-t TID: hot_loop sampled"
+$C -p $pid -d 1 --user-only --folded >$T/u.folded 2>/dev/null
+[ -s $T/u.folded ] && ! grep -q '_\[k\]' $T/u.folded
+check $? "--user-only: no kernel frames"
+$C -p $pid -d 1 --no-call-graph --folded >$T/ng.folded 2>/dev/null
+[ -s $T/ng.folded ] && ! awk '{ s = $0; sub(/ [0-9]+$/, "", s); if (gsub(";", ";", s) != 1) bad = 1 }
+	END { exit bad ? 0 : 1 }' $T/ng.folded
+check $? "--no-call-graph: one frame per sample"
+$C -p $pid -d 1 -c 2000000 >$T/c.txt 2>/dev/null
+grep -q "period 2000000" $T/c.txt
+check $? "-c PERIOD shown in the report"
+$C -a -d 1 --folded >$T/a.folded 2>/dev/null
+[ "$(awk -F';' '{ print $1 }' $T/a.folded | sort -u | wc -l)" -ge 2 ] && grep -q '_\[k\]' $T/a.folded
+check $? "-a: several commands and kernel frames"
+kill $pid
+wait $pid 2>/dev/null
+
+# 3. Ctrl-C stops cleanly and still reports
+$C -- $D/demo 100000 >$T/int.txt 2>$T/int.err &
+cpid=$!
+sleep 3
+kill -INT $cpid
+wait $cpid
+rc=$?
+[ $rc -eq 0 ] && grep -q hot_loop $T/int.txt && grep -q "stopped by signal" $T/int.err
+check $? "SIGINT: exit 0, report printed ($rc)"
+
+# 4. the command's fate
+$C -- sh -c 'exit 3' >$T/x.txt 2>/dev/null
+grep -q "command exited with status 3" $T/x.txt
+check $? "exit status of CMD reported"
+$C -- /nonexistent/prog >/dev/null 2>$T/ne.err
+[ $? -eq 1 ] && grep -q "No such file" $T/ne.err
+check $? "CMD that cannot exec: exit 1 with the cause"
+$C --folded -- sh -c "exec $D/demo 100" >$T/exec.folded 2>/dev/null
+[ "$(chain_count $T/exec.folded 'main;do_round;hot_loop')" -gt 0 ]
+check $? "EXEC during the session: the new program resolves"
+$C --folded -- sh -c "$D/demo 60; $D/demo 60" >$T/kids.folded 2>/dev/null
+[ "$(leaf_count $T/kids.folded hot_loop)" -gt 0 ]
+check $? "short-lived children of CMD resolve"
+
+# 5. a binary deleted while it runs
+mkdir -p $T/del && cp $D/demo $D/libdemo.so $T/del/
+$T/del/demo 100000 >/dev/null &
+pid=$!
+sleep 1
+rm $T/del/demo
+$C -p $pid -d 2 --folded >$T/del.folded 2>/dev/null
+[ "$(chain_count $T/del.folded 'main;do_round;hot_loop')" -gt 0 ]
+check $? "deleted binary still resolves (map_files)"
+kill $pid
+wait $pid 2>/dev/null
+
+# 6. JIT code named through /tmp/perf-PID.map
+$C --folded -- $D/jitdemo 200 >$T/jit.folded 2>/dev/null
+[ "$(leaf_count $T/jit.folded jit_spin)" -gt 0 ]
+check $? "JIT code named from /tmp/perf-PID.map"
+
+echo "1..$n"
+echo "# $((n - failed)) passed, $failed failed"
+[ "$failed" -eq 0 ]
