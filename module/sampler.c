@@ -100,7 +100,11 @@ static u32 cycs_build_sample(struct cycs_session *s, struct cycs_scratch *sc,
 	smp->period = data->period;
 	smp->arch = cycs_arch;
 
-	if (event->attr.type == PERF_TYPE_SOFTWARE)
+	/*
+	 * From the session, not event->attr.type: since 6.7 perf rewrites the
+	 * type of cpu-clock and task-clock events to their own PMU's type.
+	 */
+	if (s->event_sw)
 		flags |= CYCSAMPLE_SAMPLE_SW_CLOCK;
 	if (READ_ONCE(event->hw.interrupts) == CYCS_MAX_INTERRUPTS)
 		flags |= CYCSAMPLE_SAMPLE_THROTTLED;
