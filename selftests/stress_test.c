@@ -1,0 +1,495 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Short versions of the stress and fault scenarios (issue 5): concurrent
+ * sessions in loops, START/STOP racing munmap and close, many threads born
+ * during a session, the smallest period on every CPU, long start/stop and
+ * invalid-ioctl loops with stable memory, and a bounded ioctl/mmap fuzzer.
+ * Each asserts its expected outcome; the bench adds "no splat in dmesg".
+ * Durations are a few seconds so that they fit in every `make check`.
+ */
+#include "kselftest_harness.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+
+#include "cycsample_test_lib.h"
+
+#define STRESS_BEGIN() do {							\
+	CS_REQUIRE_DEVICE();							\
+	CS_REQUIRE_ROOT();							\
+	cs_reset_sample_rate();							\
+} while (0)
+
+FIXTURE(stress) {
+	pid_t spinner;
+	int base_refcnt;
+	struct cs_recs recs;
+	struct cs_session s;
+};
+
+FIXTURE_SETUP(stress)
+{
+	self->spinner = cs_spawn_spinner();
+	self->base_refcnt = cs_module_refcnt();
+	self->s.fd = -1;
+}
+
+FIXTURE_TEARDOWN(stress)
+{
+	cs_kill(self->spinner);
+	cs_session_close(&self->s);
+	cs_recs_free(&self->recs);
+	cs_reset_sample_rate();
+}
+
+/* Wait up to 2 s for the module's refcount to come back to @want. */
+static int refcnt_settles_at(int want)
+{
+	uint64_t end = cs_now_ms() + 2000;
+	int n;
+
+	do {
+		n = cs_module_refcnt();
+		if (n == want)
+			return n;
+		cs_sleep_ms(20);
+	} while (cs_now_ms() < end);
+	return n;
+}
+
+/* A failure seen by a child or thread, reported through shared memory. */
+struct report {
+	unsigned long iterations, failures;
+	char first[200];
+};
+
+static void report_failure(struct report *r, const char *what, int err)
+{
+	if (!__atomic_fetch_add(&r->failures, 1, __ATOMIC_RELAXED))
+		snprintf(r->first, sizeof(r->first), "%.100s: %.50s", what, strerror(err));
+}
+
+static struct report *shared_reports(int n)
+{
+	void *p = mmap(NULL, n * sizeof(struct report), PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : memset(p, 0, n * sizeof(struct report));
+}
+
+/* ---------------------------------------------------------------------- */
+/* Concurrent sessions in loops                                           */
+/* ---------------------------------------------------------------------- */
+
+struct loop_arg {
+	pid_t target;
+	unsigned int ms;
+	struct report *rep;
+};
+
+/* Child: open, configure, map, start, read, stop, unmap, close; again. */
+static int session_loop(void *p)
+{
+	struct loop_arg *a = p;
+	uint64_t end = cs_now_ms() + a->ms;
+	struct cycsample_config cfg;
+
+	cs_config_init(&cfg, CYCSAMPLE_TARGET_PID, a->target);
+	cfg.ring_pages = 4;
+	while (cs_now_ms() < end) {
+		struct cs_recs recs = { 0 };
+		struct cs_session s;
+		const char *step;
+		int err;
+
+		err = cs_session_open(&s, &cfg, &step);
+		if (err) {
+			report_failure(a->rep, step, err);
+			continue;
+		}
+		err = cs_start(s.fd);
+		if (err)
+			report_failure(a->rep, "START", err);
+		cs_drain(&s, &recs);
+		cs_sleep_ms(10);
+		cs_drain(&s, &recs);
+		if (!err && (err = cs_stop(s.fd)))
+			report_failure(a->rep, "STOP", err);
+		if (recs.errors)
+			report_failure(a->rep, recs.error, EPROTO);
+		cs_recs_free(&recs);
+		cs_session_close(&s);
+		a->rep->iterations++;
+	}
+	return 0;
+}
+
+TEST_F_TIMEOUT(stress, concurrent_session_loops_in_four_processes, 60)
+{
+	struct report *rep = shared_reports(4);
+	struct loop_arg args[4];
+	pid_t pids[4];
+	int i;
+
+	STRESS_BEGIN();
+	ASSERT_LT(0, self->spinner);
+	ASSERT_NE(NULL, rep);
+	for (i = 0; i < 4; i++) {
+		args[i] = (struct loop_arg){ .target = self->spinner, .ms = 2000, .rep = &rep[i] };
+		pids[i] = cs_spawn(session_loop, &args[i]);
+		ASSERT_LT(0, pids[i]);
+	}
+	for (i = 0; i < 4; i++) {
+		int status = cs_wait_ms(pids[i], 30000);
+
+		EXPECT_TRUE(status != -1 && WIFEXITED(status) && !WEXITSTATUS(status))
+			TH_LOG("loop %d: status %#x", i, status);
+		EXPECT_LT(0, rep[i].iterations);
+		EXPECT_EQ(0, rep[i].failures) TH_LOG("loop %d: %lu failures, first %s", i,
+						     rep[i].failures, rep[i].first);
+	}
+	EXPECT_EQ(self->base_refcnt, refcnt_settles_at(self->base_refcnt));
+	munmap(rep, 4 * sizeof(*rep));
+}
+
+/* ---------------------------------------------------------------------- */
+/* START/STOP against mmap/munmap against close                           */
+/* ---------------------------------------------------------------------- */
+
+struct race {
+	int fd;
+	size_t len;
+	volatile int stop;
+	struct report rep;
+};
+
+static bool errno_in(int err, const int *ok, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (err == ok[i])
+			return true;
+	return false;
+}
+
+static void *race_start_stop(void *p)
+{
+	static const int ok[] = { 0, EBUSY, EINVAL, EBADF };
+	struct race *r = p;
+
+	while (!r->stop) {
+		int err = cs_start(r->fd);
+
+		if (!errno_in(err, ok, 4))
+			report_failure(&r->rep, "START", err);
+		err = cs_stop(r->fd);
+		if (!errno_in(err, ok, 4))
+			report_failure(&r->rep, "STOP", err);
+		r->rep.iterations++;
+	}
+	return NULL;
+}
+
+static void *race_map_unmap(void *p)
+{
+	static const int ok[] = { EBADF, EINVAL };
+	struct race *r = p;
+
+	while (!r->stop) {
+		void *m = mmap(NULL, r->len, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, 0);
+
+		if (m == MAP_FAILED) {
+			if (!errno_in(errno, ok, 2))
+				report_failure(&r->rep, "mmap", errno);
+			continue;
+		}
+		/* Touch the mapping: consume ring 0 like a reader would. */
+		struct cycsample_control *c = m;
+		struct cycsample_ring_header *h = (void *)((char *)m + c->rings[0].header_offset);
+
+		__atomic_store_n(&h->data_tail, __atomic_load_n(&h->data_head, __ATOMIC_ACQUIRE),
+				 __ATOMIC_RELEASE);
+		if (munmap(m, r->len))
+			report_failure(&r->rep, "munmap", errno);
+	}
+	return NULL;
+}
+
+TEST_F_TIMEOUT(stress, start_stop_races_mmap_munmap_and_close, 60)
+{
+	struct cycsample_config cfg;
+	struct cycsample_info info;
+	pthread_t t1, t2;
+	struct race r = { 0 };
+	int round;
+
+	STRESS_BEGIN();
+	ASSERT_LT(0, self->spinner);
+	for (round = 0; round < 5; round++) {
+		memset(&r, 0, sizeof(r));
+		r.fd = cs_open();
+		ASSERT_LE(0, r.fd);
+		cs_config_init(&cfg, CYCSAMPLE_TARGET_PID, self->spinner);
+		cfg.ring_pages = 2;
+		ASSERT_EQ(0, cs_configure(r.fd, &cfg));
+		ASSERT_EQ(0, cs_info(r.fd, &info));
+		r.len = info.mmap_size;
+		ASSERT_EQ(0, pthread_create(&t1, NULL, race_start_stop, &r));
+		ASSERT_EQ(0, pthread_create(&t2, NULL, race_map_unmap, &r));
+		cs_sleep_ms(300);
+		close(r.fd);		/* under their feet */
+		cs_sleep_ms(50);
+		r.stop = 1;
+		pthread_join(t1, NULL);
+		pthread_join(t2, NULL);
+		EXPECT_EQ(0, r.rep.failures) TH_LOG("round %d: %s", round, r.rep.first);
+		EXPECT_LT(0, r.rep.iterations);
+	}
+	EXPECT_EQ(self->base_refcnt, refcnt_settles_at(self->base_refcnt));
+	EXPECT_EQ(0, kill(self->spinner, 0)) TH_LOG("the target survives");
+}
+
+/* ---------------------------------------------------------------------- */
+/* Many threads born during a session                                     */
+/* ---------------------------------------------------------------------- */
+
+#define NR_THREADS 200
+
+struct births {
+	int go[2], tids[2];
+};
+
+static void *short_spinner(void *p)
+{
+	int *fd = p, tid = syscall(SYS_gettid);
+
+	if (write(*fd, &tid, sizeof(tid)) != sizeof(tid))
+		return NULL;
+	cs_spin_cpu_ms(10);
+	return NULL;
+}
+
+/* Child: after the go byte, NR_THREADS threads, 20 alive at a time. */
+static int give_births(void *p)
+{
+	struct births *b = p;
+	pthread_t t[20];
+	int i, j;
+	char c;
+
+	if (read(b->go[0], &c, 1) != 1)
+		return 1;
+	for (i = 0; i < NR_THREADS; i += 20) {
+		for (j = 0; j < 20; j++)
+			if (pthread_create(&t[j], NULL, short_spinner, &b->tids[1]))
+				return 1;
+		for (j = 0; j < 20; j++)
+			pthread_join(t[j], NULL);
+	}
+	return 0;
+}
+
+TEST_F_TIMEOUT(stress, threads_born_during_a_session_are_sampled, 120)
+{
+	struct cycsample_config cfg;
+	struct births b;
+	int tids[NR_THREADS], i, sampled = 0, status;
+	pid_t child;
+	size_t r;
+
+	STRESS_BEGIN();
+	ASSERT_EQ(0, pipe(b.go));
+	ASSERT_EQ(0, pipe(b.tids));
+	child = cs_spawn(give_births, &b);
+	ASSERT_LT(0, child);
+	cs_config_init(&cfg, CYCSAMPLE_TARGET_PID, child);
+	cfg.sample_period = CS_PERIOD / 4;
+	cfg.ring_pages = 256;
+	CS_ASSERT_SESSION(&self->s, &cfg);
+	ASSERT_EQ(0, cs_start(self->s.fd));
+	ASSERT_EQ(1, write(b.go[1], "g", 1));
+	for (i = 0; i < NR_THREADS; i++) {
+		ASSERT_EQ(sizeof(int), read(b.tids[0], &tids[i], sizeof(int)));
+		cs_drain(&self->s, &self->recs);
+	}
+	cs_collect_for(&self->s, 5000, &self->recs);	/* ends at POLLHUP */
+	status = cs_wait_ms(child, 5000);
+	ASSERT_TRUE(status != -1 && WIFEXITED(status) && !WEXITSTATUS(status));
+	cs_drain(&self->s, &self->recs);
+	ASSERT_EQ(0, cs_session_info(&self->s));
+	CS_ASSERT_RECS_OK(&self->recs, &self->s.info);
+	EXPECT_EQ(0, self->s.info.lost);
+	for (i = 0; i < NR_THREADS; i++) {
+		for (r = 0; r < self->recs.n; r++) {
+			const struct cycsample_sample *smp = cs_sample(&self->recs.v[r]);
+
+			if (smp && smp->tid == (__u32)tids[i])
+				break;
+		}
+		sampled += r < self->recs.n;
+	}
+	EXPECT_LE(NR_THREADS / 2, sampled) TH_LOG("%d of %d new threads sampled", sampled,
+						  NR_THREADS);
+	for (r = 0; r < self->recs.n; r++) {
+		const struct cycsample_sample *smp = cs_sample(&self->recs.v[r]);
+
+		if (smp) {
+			ASSERT_EQ(child, smp->pid);
+		}
+	}
+}
+
+/* ---------------------------------------------------------------------- */
+/* The smallest period on every CPU                                       */
+/* ---------------------------------------------------------------------- */
+
+static int spin_on(void *arg)
+{
+	cs_pin(0, (int)(long)arg);
+	cs_spin_outer();
+}
+
+TEST_F_TIMEOUT(stress, smallest_period_on_all_cpus_is_throttled_not_hung, 120)
+{
+	struct cycsample_config cfg;
+	pid_t spin[8];
+	unsigned long flagged = 0;
+	int cpu, ncpu = cs_nr_online_cpus();
+	size_t r;
+
+	STRESS_BEGIN();
+	ASSERT_LT(0, ncpu);
+	if (ncpu > 8)
+		ncpu = 8;
+	for (cpu = 0; cpu < ncpu; cpu++) {
+		spin[cpu] = cs_spawn(spin_on, (void *)(long)cpu);
+		ASSERT_LT(0, spin[cpu]);
+	}
+	cs_config_init(&cfg, CYCSAMPLE_TARGET_CPUS, 0);
+	cfg.sample_period = CYCSAMPLE_MIN_PERIOD;
+	cfg.ring_pages = 256;
+	CS_ASSERT_SESSION(&self->s, &cfg);
+	ASSERT_EQ(0, cs_start(self->s.fd));
+	cs_collect_for(&self->s, 3000, &self->recs);
+	ASSERT_EQ(0, cs_stop(self->s.fd));
+	cs_drain(&self->s, &self->recs);
+	for (cpu = 0; cpu < ncpu; cpu++)
+		cs_kill(spin[cpu]);
+	ASSERT_EQ(0, cs_session_info(&self->s));
+	CS_ASSERT_RECS_OK(&self->recs, &self->s.info);
+	EXPECT_EQ(CYCSAMPLE_STATE_STOPPED, self->s.info.state);
+	EXPECT_LT(0, self->s.info.samples);
+	EXPECT_LT(0, self->s.info.throttled) TH_LOG("perf never throttled period %llu",
+						    CYCSAMPLE_MIN_PERIOD);
+	for (r = 0; r < self->recs.n; r++) {
+		const struct cycsample_sample *smp = cs_sample(&self->recs.v[r]);
+
+		flagged += smp && (smp->flags & CYCSAMPLE_SAMPLE_THROTTLED);
+	}
+	EXPECT_GE(self->s.info.throttled, flagged);
+	if (!self->s.info.lost && !self->s.info.dropped_other) {
+		EXPECT_EQ(self->s.info.throttled, flagged)
+			TH_LOG("every throttled sample was written: each carries the flag");
+	}
+}
+
+/* ---------------------------------------------------------------------- */
+/* Long loops, memory                                                     */
+/* ---------------------------------------------------------------------- */
+
+/* Kernel memory that a leak in the module would grow: slab plus vmalloc, in kB. */
+static long kernel_mem_kb(void)
+{
+	char buf[8192], *slab, *vmalloc;
+
+	if (cs_read_file("/proc/meminfo", buf, sizeof(buf)))
+		return -1;
+	slab = strstr(buf, "\nSlab:");
+	vmalloc = strstr(buf, "\nVmallocUsed:");
+	if (!slab || !vmalloc)
+		return -1;
+	return strtol(slab + 6, NULL, 10) + strtol(vmalloc + 13, NULL, 10);
+}
+
+/* @n START/STOP cycles with ten invalid ioctls each; failures into @rep. */
+static void start_stop_loop(int fd, int n, struct report *rep)
+{
+	struct cycsample_config bad;
+	int i, j, err;
+
+	cs_config_init(&bad, CYCSAMPLE_TARGET_PID, 1);
+	bad.flags = 1U << 31;
+	for (i = 0; i < n; i++) {
+		if ((err = cs_start(fd)))
+			report_failure(rep, "START", err);
+		for (j = 0; j < 5; j++) {
+			if ((err = cs_ioctl(fd, _IO(CYCSAMPLE_IOC_MAGIC, 0x40 + j), NULL)) != ENOTTY)
+				report_failure(rep, "unknown ioctl", err);
+			if ((err = cs_configure(fd, &bad)) != EBUSY && err != EINVAL)
+				report_failure(rep, "bad CONFIGURE", err);
+		}
+		if ((err = cs_stop(fd)))
+			report_failure(rep, "STOP", err);
+	}
+}
+
+TEST_F_TIMEOUT(stress, start_stop_and_invalid_ioctl_loops_keep_memory_stable, 300)
+{
+	struct cycsample_config cfg;
+	struct report rep = { 0 };
+	long before, after;
+	uint64_t t0;
+	int fd;
+
+	STRESS_BEGIN();
+	ASSERT_LT(0, self->spinner);
+	fd = cs_open();
+	ASSERT_LE(0, fd);
+	cs_config_init(&cfg, CYCSAMPLE_TARGET_PID, self->spinner);
+	ASSERT_EQ(0, cs_configure(fd, &cfg));
+	start_stop_loop(fd, 100, &rep);		/* warm up the allocators */
+	before = kernel_mem_kb();
+	t0 = cs_now_ms();
+	start_stop_loop(fd, 600, &rep);
+	after = kernel_mem_kb();
+	TH_LOG("600 START/STOP + 6000 invalid ioctls in %llu ms; slab+vmalloc %ld -> %ld kB",
+	       (unsigned long long)(cs_now_ms() - t0), before, after);
+	close(fd);
+	EXPECT_EQ(0, rep.failures) TH_LOG("%lu failures, first %s", rep.failures, rep.first);
+	ASSERT_LT(0, before);
+	/* A counter or buffer leaked per cycle would be a few hundred kB at least. */
+	EXPECT_GT(512, after - before);
+}
+
+TEST_F_TIMEOUT(stress, ioctl_and_mmap_fuzzing_gets_only_documented_errors, 120)
+{
+	struct fuzz *f = calloc(1, sizeof(*f));
+	uint64_t end;
+
+	STRESS_BEGIN();
+	ASSERT_NE(NULL, f);
+	ASSERT_LT(0, self->spinner);
+	rng_state = cs_now_ms() | 1;
+	TH_LOG("seed %llu", (unsigned long long)rng_state);
+	f->page = sysconf(_SC_PAGESIZE);
+	f->spinner = self->spinner;
+	f->fd = cs_open();
+	ASSERT_LE(0, f->fd);
+	end = cs_now_ms() + 3000;
+	while (cs_now_ms() < end && f->fd >= 0)
+		fuzz_step(f);
+	if (f->map)
+		munmap(f->map, f->map_len);
+	if (f->fd >= 0)
+		close(f->fd);
+	TH_LOG("%lu operations", f->rep.iterations);
+	EXPECT_EQ(0, f->rep.failures) TH_LOG("%lu failures, first %s", f->rep.failures,
+					     f->rep.first);
+	EXPECT_EQ(self->base_refcnt, refcnt_settles_at(self->base_refcnt));
+	free(f);
+}
+
+TEST_HARNESS_MAIN
