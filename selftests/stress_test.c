@@ -436,7 +436,7 @@ static void start_stop_loop(int fd, int n, struct report *rep)
 	}
 }
 
-TEST_F_TIMEOUT(stress, start_stop_and_invalid_ioctl_loops_keep_memory_stable, 300)
+TEST_F_TIMEOUT(stress, start_stop_and_invalid_ioctl_loops_keep_memory_stable, 120)
 {
 	struct cycsample_config cfg;
 	struct report rep = { 0 };
@@ -462,6 +462,182 @@ TEST_F_TIMEOUT(stress, start_stop_and_invalid_ioctl_loops_keep_memory_stable, 30
 	ASSERT_LT(0, before);
 	/* A counter or buffer leaked per cycle would be a few hundred kB at least. */
 	EXPECT_GT(512, after - before);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Fuzzing                                                                */
+/* ---------------------------------------------------------------------- */
+
+static uint64_t rng_state;
+
+static uint64_t rnd(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+/* Mostly one of the boundary values given, sometimes anything. */
+#define PICK(...) ({								\
+	const __u64 __v[] = { __VA_ARGS__ };					\
+	rnd() % 4 ? __v[rnd() % (sizeof(__v) / sizeof(__v[0]))] : rnd();	\
+})
+
+static void random_config(struct cycsample_config *c, pid_t spinner, long page)
+{
+	memset(c, 0, sizeof(*c));
+	c->size = sizeof(*c);
+	c->flags = rnd() % 8 ? rnd() & CYCSAMPLE_CFG_ALL_FLAGS : (__u32)rnd();
+	c->target_type = PICK(0, 1, 1, 2, 3, 3, 4);
+	c->target = c->target_type == CYCSAMPLE_TARGET_CPUS && rnd() % 4 ? 0 :
+		    (__s32)PICK(spinner, spinner, getpid(), 0, (__u64)-1, 1);
+	c->event = PICK(1, 1, 2, 0, 3, 16, 17, 18);
+	c->max_stack = PICK(0, 1, 8, 127, 128);
+	c->sample_period = PICK(CS_PERIOD, CYCSAMPLE_MIN_PERIOD, CYCSAMPLE_MIN_PERIOD - 1, 0, 1,
+				CYCSAMPLE_MAX_PERIOD, CYCSAMPLE_MAX_PERIOD + 1, 1ULL << 63,
+				100, CYCSAMPLE_MAX_FREQ, CYCSAMPLE_MAX_FREQ + 1);
+	c->ring_pages = PICK(0, 2, 4, 64, 1, 3, 4096, 8192);
+	c->wakeup_bytes = PICK(0, 8, 2 * page, 2 * page + 1, 64 * page);
+	if (!(rnd() % 16))
+		c->reserved[rnd() % 4] = rnd();
+}
+
+struct fuzz {
+	int fd;
+	void *map;
+	size_t map_len;
+	long page;
+	pid_t spinner;
+	struct report rep;
+	char buf[8192];
+};
+
+static void fuzz_configure(struct fuzz *f)
+{
+	static const int ok[] = { EINVAL, E2BIG, EFAULT, ESRCH, EBUSY, EACCES, EPERM };
+	struct cycsample_config *c = (void *)f->buf;
+	struct cycsample_info info;
+	int err;
+
+	memset(f->buf, 0, sizeof(f->buf));
+	random_config(c, f->spinner, f->page);
+	if (!(rnd() % 4))
+		c->size = PICK(0, 8, 71, 72, 80, 4096, 4097, 8192);
+	if (!(rnd() % 8))
+		f->buf[rnd() % sizeof(f->buf)] = rnd();
+	err = cs_configure(f->fd, rnd() % 32 ? (void *)c : NULL);
+	if (err && !errno_in(err, ok, sizeof(ok) / sizeof(ok[0])))
+		report_failure(&f->rep, "CONFIGURE", err);
+	if (err)
+		return;
+	/* Accepted: INFO must describe exactly this configuration. */
+	if (cs_info(f->fd, &info) || info.state != CYCSAMPLE_STATE_CONFIGURED ||
+	    info.sample_period != c->sample_period || (info.config_flags & c->flags) != c->flags ||
+	    info.target_type != c->target_type)
+		report_failure(&f->rep, "INFO after an accepted CONFIGURE", EPROTO);
+}
+
+static void fuzz_mmap(struct fuzz *f)
+{
+	static const int ok[] = { EINVAL, EPERM, EBUSY, ENOMEM, EACCES };
+	struct cycsample_info info;
+	size_t len;
+	off_t off;
+	int prot, flags;
+	void *m;
+
+	if (f->map) {
+		switch (rnd() % 4) {
+		case 0:
+			if (!munmap((char *)f->map + f->page, f->page))
+				report_failure(&f->rep, "partial munmap worked", EPROTO);
+			break;
+		case 1:
+			if (mremap(f->map, f->map_len, f->map_len + f->page, MREMAP_MAYMOVE) !=
+			    MAP_FAILED)
+				report_failure(&f->rep, "mremap worked", EPROTO);
+			break;
+		case 2:
+			if (!mprotect(f->map, f->map_len, PROT_READ | PROT_EXEC))
+				report_failure(&f->rep, "mprotect(PROT_EXEC) worked", EPROTO);
+			break;
+		default:
+			munmap(f->map, f->map_len);
+			f->map = NULL;
+		}
+		return;
+	}
+	if (cs_info(f->fd, &info))
+		return;
+	len = PICK(info.mmap_size, info.mmap_size, info.mmap_size - f->page,
+		   info.mmap_size + f->page, f->page);
+	len %= 1ULL << 30;
+	off = rnd() % 4 ? 0 : f->page;
+	prot = PICK(PROT_READ | PROT_WRITE, PROT_READ, PROT_READ | PROT_EXEC, PROT_WRITE) & 7;
+	flags = rnd() % 4 ? MAP_SHARED : MAP_PRIVATE;
+	m = mmap(NULL, len, prot, flags, f->fd, off);
+	if (m == MAP_FAILED) {
+		if (!errno_in(errno, ok, sizeof(ok) / sizeof(ok[0])))
+			report_failure(&f->rep, "mmap", errno);
+		return;
+	}
+	if (len != info.mmap_size || off || flags != MAP_SHARED || (prot & PROT_EXEC) ||
+	    info.state == CYCSAMPLE_STATE_OPEN)
+		report_failure(&f->rep, "mmap accepted a mapping the contract refuses", EPROTO);
+	f->map = m;
+	f->map_len = len;
+}
+
+static void fuzz_step(struct fuzz *f)
+{
+	static const int ok[] = { EINVAL, EBUSY, ESRCH, ENOENT, EOPNOTSUPP, ENODEV, EACCES,
+				  EPERM };
+	unsigned char info_buf[sizeof(struct cycsample_info) + 64];
+	int err;
+
+	switch (rnd() % 8) {
+	case 0:
+	case 1:
+		fuzz_configure(f);
+		break;
+	case 2:
+		if ((err = cs_start(f->fd)) && !errno_in(err, ok, sizeof(ok) / sizeof(ok[0])))
+			report_failure(&f->rep, "START", err);
+		break;
+	case 3:
+		if ((err = cs_stop(f->fd)) && err != EINVAL)
+			report_failure(&f->rep, "STOP", err);
+		break;
+	case 4:
+		memset(info_buf, 0, sizeof(info_buf));
+		((struct cycsample_info *)info_buf)->size = PICK(0, 4, 8, 16, sizeof(info_buf));
+		((struct cycsample_info *)info_buf)->size %= sizeof(info_buf) + 1;
+		err = cs_ioctl(f->fd, CYCSAMPLE_IOC_INFO, info_buf);
+		if (err && !(err == EINVAL && ((struct cycsample_info *)info_buf)->size < 8))
+			report_failure(&f->rep, "INFO", err);
+		break;
+	case 5:
+		err = cs_ioctl(f->fd, _IOC(rnd() % 4, CYCSAMPLE_IOC_MAGIC, 5 + rnd() % 250,
+					   rnd() % 512), f->buf);
+		if (err != ENOTTY)
+			report_failure(&f->rep, "unknown ioctl", err);
+		break;
+	case 6:
+		fuzz_mmap(f);
+		break;
+	default:
+		if (rnd() % 8)
+			break;
+		if (f->map)
+			munmap(f->map, f->map_len);
+		f->map = NULL;
+		close(f->fd);
+		f->fd = cs_open();
+		if (f->fd < 0)
+			report_failure(&f->rep, "open", -f->fd);
+	}
+	f->rep.iterations++;
 }
 
 TEST_F_TIMEOUT(stress, ioctl_and_mmap_fuzzing_gets_only_documented_errors, 120)
