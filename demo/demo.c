@@ -22,7 +22,8 @@
  * lands in hot_loop x29 points at do_round's caller's frame and a pure
  * frame-pointer walk yields main -> hot_loop: do_round is missing.  cycread
  * restores it from LR (see tool/leaf.h); "cycread --no-leaf-repair" shows
- * the broken chain for comparison.
+ * the broken chain for comparison.  x86_64 has no link register, so there
+ * the work functions keep a frame record (DEMO_FRAME, work.h).
  *
  * Usage: demo [ROUNDS]  (default 600, about 5 s in the arm64 QEMU guest)
  */
@@ -35,12 +36,14 @@
 
 NOINLINE unsigned long hot_loop(unsigned long x, unsigned long units)
 {
+	DEMO_FRAME();
 	DEMO_WORK(x, units * DEMO_UNIT);
 	return x;
 }
 
 NOINLINE unsigned long warm_inner(unsigned long x, unsigned long units)
 {
+	DEMO_FRAME();
 	DEMO_WORK(x, units * DEMO_UNIT);
 	return x;
 }
@@ -56,6 +59,7 @@ NOINLINE unsigned long warm_outer(unsigned long x, unsigned long units)
 
 NOINLINE unsigned long tiny_leaf(unsigned long x, unsigned long units)
 {
+	DEMO_FRAME();
 	DEMO_WORK(x, units * DEMO_UNIT);
 	return x;
 }

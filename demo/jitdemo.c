@@ -3,7 +3,8 @@
  * jitdemo - behave like a JIT for the perf map test: copy a function into
  * anonymous executable memory, name the copy "jit_spin" in
  * /tmp/perf-PID.map (the format perf and cycread read), and spend most of
- * the run in it.  Without the map its samples show as [anon].
+ * the run in it.  Without the map its samples show as [anon].  The map
+ * stays behind when the program ends, as JIT agents leave theirs for perf.
  *
  * Usage: jitdemo [ROUNDS]
  */
@@ -56,6 +57,5 @@ int main(int argc, char **argv)
 	for (i = 0; i < rounds; i++)
 		x = fn(x, 1000);
 	printf("jitdemo: %lu rounds, checksum %lx\n", rounds, x);
-	unlink(path);
 	return 0;
 }

@@ -7,6 +7,7 @@
 
 unsigned long lib_checksum(unsigned long x, unsigned long units)
 {
+	DEMO_FRAME();
 	DEMO_WORK(x, units * DEMO_UNIT);
 	return x;
 }

@@ -22,6 +22,20 @@
 		}							\
 	} while (0)
 
+/*
+ * x86_64 has no link register, so a leaf without a frame record loses its
+ * caller for good (the return address is on the stack, which samples do
+ * not carry).  GCC 12 omits the record in x86_64 leaves even with
+ * -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer; asking for the
+ * frame address makes it build one.  On arm64 the leaves stay frameless on
+ * purpose: that is the case cycread's leaf-caller repair fixes from LR.
+ */
+#if defined(__x86_64__)
+#define DEMO_FRAME()	__asm__ volatile("" : : "r"(__builtin_frame_address(0)))
+#else
+#define DEMO_FRAME()	do { } while (0)
+#endif
+
 /* Iterations per round: 1000 units of this many steps. */
 #define DEMO_UNIT	1000UL
 
