@@ -51,10 +51,21 @@ static inline void cycs_vm_flags_mod(struct vm_area_struct *vma,
 #endif
 
 /*
- * Dumpability moved from mm->flags (get_dumpable()) to the RCU-managed
- * task->exec_state in 7.3; the new header is the feature test.
+ * Dumpability moved from mm->flags (get_dumpable() == SUID_DUMP_USER) to the
+ * RCU-managed task->exec_state (TASK_DUMPABLE_OWNER) in 7.3, and the
+ * SUID_DUMP_* macros went with it: their presence is the feature test.
  */
-#if __has_include(<linux/sched/exec_state.h>)
+#ifdef SUID_DUMP_USER
+static inline bool cycs_task_dumpable(struct task_struct *task)
+{
+	bool ok;
+
+	task_lock(task);
+	ok = task->mm && get_dumpable(task->mm) == SUID_DUMP_USER;
+	task_unlock(task);
+	return ok;
+}
+#else
 #include <linux/sched/exec_state.h>
 static inline bool cycs_task_dumpable(struct task_struct *task)
 {
@@ -65,16 +76,6 @@ static inline bool cycs_task_dumpable(struct task_struct *task)
 	es = rcu_dereference(task->exec_state);
 	ok = es && READ_ONCE(es->dumpable) == TASK_DUMPABLE_OWNER;
 	rcu_read_unlock();
-	return ok;
-}
-#else
-static inline bool cycs_task_dumpable(struct task_struct *task)
-{
-	bool ok;
-
-	task_lock(task);
-	ok = task->mm && get_dumpable(task->mm) == SUID_DUMP_USER;
-	task_unlock(task);
 	return ok;
 }
 #endif

@@ -46,6 +46,7 @@ struct cycs_scratch {
 		u64 words[CYCSAMPLE_MAX_RECORD_SIZE / sizeof(u64)];
 	} rec;
 };
+
 extern struct cycs_scratch __percpu *cycs_scratch;
 
 /* device.c */
@@ -158,7 +159,7 @@ struct cycs_task_event {
  * @exit_work:	notices the target's exit
  */
 struct cycs_session {
-	struct mutex lock;
+	struct mutex lock;		/* see above: ioctls, mmap, poll, exit work */
 	u32 state;
 	bool active;
 	bool privileged;

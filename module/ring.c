@@ -244,6 +244,10 @@ int cycs_rings_mmap(struct cycs_rings *rings, struct vm_area_struct *vma)
  */
 static u64 cycs_ring_used(struct cycs_rings *rings, struct cycs_ring *r)
 {
+	/*
+	 * Pairs with the reader's store-release of data_tail: it has finished
+	 * reading the bytes below tail before we may overwrite them.
+	 */
 	u64 tail = smp_load_acquire(&r->hdr->data_tail);
 	u64 used = r->head - tail;
 
@@ -342,6 +346,7 @@ void cycs_ring_flush_lost(struct cycs_rings *rings, struct cycs_ring *r, u64 now
 /* Unread bytes of @r as the reader sees them (U64_MAX: bad tail). */
 u64 cycs_ring_unread(struct cycs_rings *rings, struct cycs_ring *r)
 {
+	/* as in cycs_ring_used(); a stale head only delays a POLLIN */
 	u64 tail = smp_load_acquire(&r->hdr->data_tail);
 	u64 head = READ_ONCE(r->head);
 	u64 used = head - tail;
