@@ -23,7 +23,7 @@
  * frame-pointer walk yields main -> hot_loop: do_round is missing.  cycread
  * restores it from LR (see tool/leaf.h); "cycread --no-leaf-repair" shows
  * the broken chain for comparison.  x86_64 has no link register, so there
- * the work functions keep a frame record (DEMO_FRAME, work.h).
+ * the work functions keep a frame record (demo_frame(), work.h).
  *
  * Usage: demo [ROUNDS]  (default 600, about 5 s in the arm64 QEMU guest)
  */
@@ -36,14 +36,14 @@
 
 NOINLINE unsigned long hot_loop(unsigned long x, unsigned long units)
 {
-	DEMO_FRAME();
+	demo_frame();
 	DEMO_WORK(x, units * DEMO_UNIT);
 	return x;
 }
 
 NOINLINE unsigned long warm_inner(unsigned long x, unsigned long units)
 {
-	DEMO_FRAME();
+	demo_frame();
 	DEMO_WORK(x, units * DEMO_UNIT);
 	return x;
 }
@@ -59,7 +59,7 @@ NOINLINE unsigned long warm_outer(unsigned long x, unsigned long units)
 
 NOINLINE unsigned long tiny_leaf(unsigned long x, unsigned long units)
 {
-	DEMO_FRAME();
+	demo_frame();
 	DEMO_WORK(x, units * DEMO_UNIT);
 	return x;
 }

@@ -7,7 +7,7 @@
 
 unsigned long lib_checksum(unsigned long x, unsigned long units)
 {
-	DEMO_FRAME();
+	demo_frame();
 	DEMO_WORK(x, units * DEMO_UNIT);
 	return x;
 }

@@ -30,11 +30,12 @@
  * frame address makes it build one.  On arm64 the leaves stay frameless on
  * purpose: that is the case cycread's leaf-caller repair fixes from LR.
  */
+static inline __attribute__((always_inline)) void demo_frame(void)
+{
 #if defined(__x86_64__)
-#define DEMO_FRAME()	__asm__ volatile("" : : "r"(__builtin_frame_address(0)))
-#else
-#define DEMO_FRAME()	do { } while (0)
+	__asm__ volatile("" : : "r"(__builtin_frame_address(0)));
 #endif
+}
 
 /* Iterations per round: 1000 units of this many steps. */
 #define DEMO_UNIT	1000UL

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * capture.c - write and read capture files (format in capture.h).
+ * Write and read capture files (format in capture.h).
  *
  * The reader treats the file as hostile: every length is checked against
  * what is left before it is used, every index against its table, records go
@@ -240,7 +240,10 @@ static void write_ksyms(struct sbuf *sb, const struct report *rep)
 	for (i = 0; i < r->kcache.cap; i++) {
 		const struct ksym *s;
 
-		if (!r->kcache.used[i] || !(s = ksyms_find(k, r->kcache.keys[i])))
+		if (!r->kcache.used[i])
+			continue;
+		s = ksyms_find(k, r->kcache.keys[i]);
+		if (!s)
 			continue;
 		if (u64map_get(&seen, s->start, NULL))
 			continue;
@@ -465,7 +468,7 @@ static void meta_set(struct prof_meta *m, const char *key, const char *val)
 		}
 	}
 	if (!strcmp(key, "pmu_name"))
-		strncpy(m->pmu_name, val, sizeof(m->pmu_name) - 1);
+		snprintf(m->pmu_name, sizeof(m->pmu_name), "%s", val);
 	else if (!strcmp(key, "target") && meta_int(val, &iv))
 		m->target = iv;
 	else if (!strcmp(key, "fallback_errno") && meta_int(val, &iv))
@@ -730,12 +733,13 @@ int capture_read_mem(const void *data, size_t size, struct profile *p, struct ma
 		int ret = 0;
 
 		if (size - pos < 16)
-			return fail(err, errlen, "truncated: no END section (file cut short at %zu)",
-				    pos);
+			return fail(err, errlen,
+				    "truncated: no END section (file cut short at %zu)", pos);
 		memcpy(&type, base + pos, 4);
 		memcpy(&len, base + pos + 8, 8);
 		if (len > size - pos - 16 || ALIGN8(len) > size - pos - 16)
-			return fail(err, errlen, "truncated: %s section at offset %zu needs %llu bytes",
+			return fail(err, errlen,
+				    "truncated: %s section at offset %zu needs %llu bytes",
 				    section_name(type), pos, len);
 		c = (struct cursor){ .p = base + pos + 16, .len = len };
 		switch (type) {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * capture.h - the capture file (-o FILE, report -i FILE).
+ * The capture file (-o FILE, report -i FILE).
  *
  * Layout, all integers little-endian, every section 8-byte aligned:
  *

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * demangle.c - call the C++ runtime's demangler.
+ * Call the C++ runtime's demangler.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * demangle.h - C++ (and legacy Rust) names through libstdc++'s demangler,
+ * C++ (and legacy Rust) names through libstdc++'s demangler,
  * abi::__cxa_demangle, which has C linkage and ships in libsupc++.a even
  * for static cross builds.
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * device.c - the session's file descriptor and its shared mapping.
+ * The session's file descriptor and its shared mapping.
  *
  * Ring protocol (uapi/linux/cycsample.h): the module publishes data_head
  * with a release store after writing a record; we load it with acquire,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * device.h - /dev/cycsample: open, configure, map, start/stop, and drain
+ * /dev/cycsample: open, configure, map, start/stop, and drain
  * the per-CPU rings with the uapi's head/tail protocol.
  */
 #ifndef CYCREAD_DEVICE_H

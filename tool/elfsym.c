@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * elfsym.c - load an ELF file's segments and symbols with libelf, find the
+ * Load an ELF file's segments and symbols with libelf, find the
  * separate debug file of a stripped binary, and map addresses to symbols.
  */
 #include <errno.h>
@@ -103,7 +103,8 @@ u32 elf_build_id(void *elfp, u8 *out)
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
 			continue;
 		data = elf_getdata(scn, NULL);
-		if (data && data->d_buf && (len = note_build_id(data, out)))
+		len = data && data->d_buf ? note_build_id(data, out) : 0;
+		if (len)
 			return len;
 	}
 	/* no section headers (or no note section): try the program headers */
@@ -116,7 +117,8 @@ u32 elf_build_id(void *elfp, u8 *out)
 		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_NOTE)
 			continue;
 		data = elf_getdata_rawchunk(elf, ph.p_offset, ph.p_filesz, ELF_T_NHDR);
-		if (data && data->d_buf && (len = note_build_id(data, out)))
+		len = data && data->d_buf ? note_build_id(data, out) : 0;
+		if (len)
 			return len;
 	}
 	return 0;

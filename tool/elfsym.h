@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * elfsym.h - ELF symbolizer on libelf.
+ * ELF symbolizer on libelf.
  *
  * A runtime address becomes a file offset through its mapping
  * (addr - map_start + map_pgoff); the PT_LOAD segment holding that offset
@@ -117,6 +117,7 @@ void dso_load_syms(struct dso *d, const struct dso_search *s);
 bool dso_off_to_vaddr(const struct dso *d, u64 off, u64 *vaddr);
 /* The symbol containing @vaddr, or NULL. */
 struct dso_sym *dso_find(struct dso *d, u64 vaddr);
+
 static inline const char *dso_sym_name(const struct dso *d, const struct dso_sym *s)
 {
 	return d->names + s->name;

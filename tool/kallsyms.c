@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kallsyms.c - parse /proc/kallsyms and /proc/modules into a sorted table.
+ * Parse /proc/kallsyms and /proc/modules into a sorted table.
  */
 #include <errno.h>
 #include <stdlib.h>

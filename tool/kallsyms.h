@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * kallsyms.h - kernel and module symbols from /proc/kallsyms.
+ * Kernel and module symbols from /proc/kallsyms.
  *
  * kallsyms has no sizes: a symbol ends where the next one starts, the last
  * core symbol at _etext, a module's last symbol at the module's end from
@@ -43,6 +43,7 @@ void ksyms_add(struct kallsyms *k, u64 start, u64 end, char type, const char *na
 	       const char *module);
 void ksyms_finish(struct kallsyms *k);
 const struct ksym *ksyms_find(const struct kallsyms *k, u64 addr);
+
 static inline const char *ksym_name(const struct kallsyms *k, const struct ksym *s)
 {
 	return k->names + s->name;

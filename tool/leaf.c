@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * leaf.c - the arm64 leaf-caller rules of leaf.h, kept free of I/O so the
+ * The arm64 leaf-caller rules of leaf.h, kept free of I/O so the
  * tests can feed them instruction words and function identities directly.
  */
 #include <endian.h>

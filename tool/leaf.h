@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * leaf.h - arm64 leaf-caller repair.
+ * Arm64 leaf-caller repair.
  *
  * The frame-pointer unwinder starts from x29.  Until a function has stored
  * its frame record and pointed x29 at it, x29 still holds its caller's

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * maps.c - /proc/PID/maps parsing, mapping generations, and the cache of
+ * /proc/PID/maps parsing, mapping generations, and the cache of
  * opened files behind the mappings.
  */
 #include <errno.h>

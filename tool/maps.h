@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * maps.h - the memory maps of the profiled processes, over time.
+ * The memory maps of the profiled processes, over time.
  *
  * Maps are read from /proc/PID/maps when a process is first seen, again
  * after an EXEC record (a new generation, valid from the record's time) and

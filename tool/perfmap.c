@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * perfmap.c - the perf JIT map file format.
+ * The perf JIT map file format.
  */
 #include <errno.h>
 #include <fcntl.h>

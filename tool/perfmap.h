@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * perfmap.h - JIT symbols from /tmp/perf-PID.map ("START SIZE name" per
+ * JIT symbols from /tmp/perf-PID.map ("START SIZE name" per
  * line, hex without 0x, the name is the rest of the line).  When a JIT
  * writes an address twice, the later line wins.
  */
@@ -37,6 +37,7 @@ int jitmap_load(struct jitmap *j, const char *path, long owner_uid);
 void jitmap_add(struct jitmap *j, u64 start, u64 end, const char *name);
 void jitmap_finish(struct jitmap *j);
 const struct jitsym *jitmap_find(const struct jitmap *j, u64 addr);
+
 static inline const char *jitsym_name(const struct jitmap *j, const struct jitsym *s)
 {
 	return j->names + s->name;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * records.c - record validation and the in-memory record store.
+ * Record validation and the in-memory record store.
  *
  * Validation is strict about sizes (every byte a decoder touches must lie
  * inside the record) and lenient about growth (a record may be longer than

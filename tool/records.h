@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * records.h - validate and decode the records of the cycsample uapi, and
+ * Validate and decode the records of the cycsample uapi, and
  * keep a session's records in memory, merged across CPUs by time.
  *
  * The same code takes records from the live rings and from capture files,

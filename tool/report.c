@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * report.c - resolve a profile's samples once, then print the header, the
+ * Resolve a profile's samples once, then print the header, the
  * top table, the folded stacks and the footer from the resolved frames.
  */
 #include <stdlib.h>
@@ -178,7 +178,8 @@ void report_header(const struct report *rep, FILE *out)
 			(unsigned long long)p->nr_corrupt);
 	if (m->cmd_status >= 0 && m->command) {
 		if (WIFEXITED(m->cmd_status))
-			fprintf(out, "# command exited with status %d\n", WEXITSTATUS(m->cmd_status));
+			fprintf(out, "# command exited with status %d\n",
+				WEXITSTATUS(m->cmd_status));
 		else if (WIFSIGNALED(m->cmd_status))
 			fprintf(out, "# command killed by signal %d\n", WTERMSIG(m->cmd_status));
 	}
@@ -208,8 +209,8 @@ void report_footer(const struct report *rep, FILE *out)
 		      "file+offset\n", out);
 	}
 	if (r->leaf_inserted)
-		fprintf(out, "# arm64 leaf-caller repair: caller inserted from LR in %llu samples\n",
-			r->leaf_inserted);
+		fprintf(out, "# arm64 leaf-caller repair: caller inserted from LR in %llu "
+			"samples\n", r->leaf_inserted);
 	if (r->ksyms.note && (r->reasons[UR_KERNEL_HIDDEN] || r->reasons[UR_KERNEL_UNKNOWN]))
 		fprintf(out, "# %s\n", r->ksyms.note);
 	else if (rep->p->meta.ksyms_note && r->reasons[UR_KERNEL_HIDDEN])
@@ -377,8 +378,11 @@ void report_top(const struct report *rep, const struct report_opts *o, FILE *out
 	sort(t.rows, t.nr, sizeof(*t.rows), row_cmp);
 	for (k = 0; k < o->nr_keys; k++) {
 		width[k] = strlen(key_title(o->keys[k]));
-		for (i = 0; i < t.nr; i++)
-			width[k] = MAX(width[k], (int)strlen(strtab_str(&t.strs, t.rows[i].fields[k])));
+		for (i = 0; i < t.nr; i++) {
+			int len = strlen(strtab_str(&t.strs, t.rows[i].fields[k]));
+
+			width[k] = MAX(width[k], len);
+		}
 		width[k] = MIN(width[k], 40);
 	}
 	fputs("#\n# ", out);

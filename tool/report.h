@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * report.h - everything printed from a profile: the top table (self and
+ * Everything printed from a profile: the top table (self and
  * --children), --raw sample blocks, --folded stacks and the --svg flame graph.
  *
  * Weights are sample counts (not periods), so the folded output can be read

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * report_raw.c - --raw: every record in time order, one block per sample in
+ * --raw: every record in time order, one block per sample in
  * the layout of "perf script" (so speedscope and FlameGraph's
  * stackcollapse-perf.pl read it too):
  *

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * report_svg.c - a self-contained interactive flame graph.
+ * A self-contained interactive flame graph.
  *
  * The stacks are merged into a tree (root "all", then the command, then the
  * frames from the outermost caller to the sampled function), children
@@ -240,7 +240,8 @@ static const char svg_script[] =
 	"function pct(n) { return (100 * n / total).toFixed(2) + '%%'; }\n"
 	"function fit(t, name, w) {\n"
 	"  var max = Math.floor(w / CHAR_W);\n"
-	"  t.textContent = max < 3 ? '' : name.length <= max ? name : name.substr(0, max - 2) + '..';\n"
+	"  t.textContent = max < 3 ? '' :\n"
+	"    name.length <= max ? name : name.substr(0, max - 2) + '..';\n"
 	"}\n"
 	"function place(x0, w0, zd) {\n"
 	"  var scale = (W - 2 * PAD) / w0;\n"
@@ -274,7 +275,8 @@ static const char svg_script[] =
 	"  matched.textContent = '';\n"
 	"  re = null;\n"
 	"  if (!s) return;\n"
-	"  try { re = new RegExp(s); } catch (e) { matched.textContent = 'bad expression'; return; }\n"
+	"  try { re = new RegExp(s); }\n"
+	"  catch (e) { matched.textContent = 'bad expression'; return; }\n"
 	"  var spans = [];\n"
 	"  frames.forEach(function (g) {\n"
 	"    if (num(g, 'd') > 0 && re.test(attr(g, 'n'))) {\n"
@@ -338,8 +340,8 @@ static void emit_frame(FILE *out, const struct ftree *t, const struct fnode *n, 
 	xml_escape(out, name);
 	fprintf(out, " (%llu samples, %.2f%%)</title>", n->count,
 		total ? 100.0 * n->count / total : 0.0);
-	fprintf(out, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" rx=\"2\" fill=\"%s\"/>",
-		x, y, w, SVG_FRAME_H - 1, color);
+	fprintf(out, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" rx=\"2\" "
+		"fill=\"%s\"/>", x, y, w, SVG_FRAME_H - 1, color);
 	fprintf(out, "<text x=\"%.2f\" y=\"%.1f\">", x + 3, y + 11.5);
 	if (max >= 3) {
 		if ((int)len <= max) {

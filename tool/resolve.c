@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * resolve.c - addresses to frames: mappings, ELF symbols, JIT maps,
+ * Addresses to frames: mappings, ELF symbols, JIT maps,
  * kallsyms, demangling, and the arm64 leaf-caller repair.
  */
 #include <elf.h>
@@ -250,7 +250,8 @@ static void resolve_file(struct resolver *r, struct frame_info *fi, const struct
 		fi->reason = UR_NO_SYMBOLS;
 		return;
 	}
-	if (!dso_off_to_vaddr(d, off, &vaddr) || !(fi->sym = dso_find(d, vaddr))) {
+	fi->sym = dso_off_to_vaddr(d, off, &vaddr) ? dso_find(d, vaddr) : NULL;
+	if (!fi->sym) {
 		fi->reason = UR_NO_SYMBOL;
 		return;
 	}

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * resolve.h - turn a sample's addresses into named frames.
+ * Turn a sample's addresses into named frames.
  *
  * User addresses go through the maps of the sample's process at the
  * sample's time, then the mapped file's symbols (elfsym.h), or a JIT map
@@ -112,6 +112,7 @@ static inline const struct frame_info *res_fi(const struct resolver *r, u32 idx)
 {
 	return &r->fis[idx];
 }
+
 static inline const char *res_str(const struct resolver *r, u32 id)
 {
 	return strtab_str(&r->strs, id);

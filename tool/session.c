@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * session.c - the recording loop.
+ * The recording loop.
  *
  * With "-- CMD" the child is forked first and waits on a pipe; the session
  * is configured with its pid and started, then the child is released and
@@ -119,7 +119,8 @@ static void abandon(struct child *c)
 		close(c->go_fd);	/* the child sees EOF and exits 127 */
 	if (c->err_fd >= 0)
 		close(c->err_fd);
-	c->go_fd = c->err_fd = -1;
+	c->go_fd = -1;
+	c->err_fd = -1;
 	reap(c, true);
 }
 

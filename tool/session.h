@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * session.h - one recording: start the command or find the target, set up
+ * One recording: start the command or find the target, set up
  * the device, drain the rings until the target exits, the duration ends or
  * Ctrl-C, and keep the maps of the sampled processes up to date meanwhile.
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * util.c - error messages, checked allocation, growable strings, file
+ * Error messages, checked allocation, growable strings, file
  * reading and the two hash tables cycread uses (u64 -> u64, string interning).
  */
 #include <errno.h>
@@ -180,7 +180,8 @@ void sbuf_free(struct sbuf *sb)
 {
 	free(sb->buf);
 	sb->buf = NULL;
-	sb->len = sb->alloc = 0;
+	sb->len = 0;
+	sb->alloc = 0;
 }
 
 int read_fd(int fd, char **bufp, size_t *lenp, size_t max)

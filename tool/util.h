@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * util.h - small helpers shared by every stage of cycread: error messages,
+ * Small helpers shared by every stage of cycread: error messages,
  * allocation that cannot fail silently, growable buffers and hash tables.
  */
 #ifndef CYCREAD_UTIL_H
@@ -112,6 +112,7 @@ struct strtab {
 };
 
 u32 strtab_intern(struct strtab *t, const char *s);
+
 static inline const char *strtab_str(const struct strtab *t, u32 id)
 {
 	return t->strs[id];

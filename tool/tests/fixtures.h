@@ -65,7 +65,7 @@ static inline int __attribute__((format(printf, 1, 2))) fx_sh(const char *fmt, .
 }
 
 /* Run a command in the fixture directory and return its stdout (malloced). */
-static inline char * __attribute__((format(printf, 1, 2))) fx_out(const char *fmt, ...)
+static inline __attribute__((format(printf, 1, 2))) char *fx_out(const char *fmt, ...)
 {
 	struct sbuf cmd = { 0 }, out = { 0 };
 	char buf[4096];

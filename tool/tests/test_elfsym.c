@@ -95,14 +95,16 @@ static void build_fixtures(void)
 		  "-Wl,--no-warn-rwx-segments -o fx_swap", cc, TEST_SRCDIR),
 	   "build executable with swapped alias definitions");
 	ok(!fx_sh("cp fx_pie fx_strip && objcopy --only-keep-debug fx_strip fx_strip.debug && "
-		  "strip --strip-all fx_strip && objcopy --add-gnu-debuglink=fx_strip.debug fx_strip"),
+		  "strip --strip-all fx_strip && "
+		  "objcopy --add-gnu-debuglink=fx_strip.debug fx_strip"),
 	   "strip a copy and give it a .gnu_debuglink");
-	ok(!fx_sh("g++ -O1 -g %s/fixtures/fx_cxx.cc -o fx_cxx", TEST_SRCDIR), "build C++ executable");
+	ok(!fx_sh("g++ -O1 -g %s/fixtures/fx_cxx.cc -o fx_cxx", TEST_SRCDIR),
+	   "build C++ executable");
 }
 
 static void test_executables(void)
 {
-	static const char *bins[] = { "fx_pie", "fx_nopie", "fx_swap" };
+	static const char * const bins[] = { "fx_pie", "fx_nopie", "fx_swap" };
 	struct fx f;
 	u32 i;
 
@@ -210,7 +212,7 @@ static void test_cxx(void)
 	expect_sym(&f, "spin", "demo::Widget::spin(int)", "C++ member");
 	f.r.demangle = false;
 	u64map_free(&f.r.map_cache[0]);
-	is_str(res_str(&f.r, res_fi(&f.r, res_user(&f.r, FX_PID, 0, fx_addr(out, "compute") + 1))->func),
+	is_str(res_str(&f.r, lookup(&f, fx_addr(out, "compute") + 1)->func),
 	       "_ZN4demo4util7computeEi", "--no-demangle keeps the mangled name");
 	fx_free(&f);
 	free(out);
@@ -298,10 +300,12 @@ static void test_vdso(void)
 			u64 vaddr = m->dso->syms[i].start, off = 0;
 			u32 s;
 
-			for (s = 0; s < m->dso->nr_segs; s++)
-				if (vaddr >= m->dso->segs[s].vaddr &&
-				    vaddr < m->dso->segs[s].vaddr + m->dso->segs[s].filesz)
-					off = vaddr - m->dso->segs[s].vaddr + m->dso->segs[s].offset;
+			for (s = 0; s < m->dso->nr_segs; s++) {
+				const struct dso_seg *g = &m->dso->segs[s];
+
+				if (vaddr >= g->vaddr && vaddr < g->vaddr + g->filesz)
+					off = vaddr - g->vaddr + g->offset;
+			}
 			fi = res_fi(&r, res_user(&r, getpid(), 0, m->start + off - m->pgoff + 1));
 			is_str(res_str(&r, fi->func), "__vdso_clock_gettime",
 			       "vdso address resolves through the vdso image");
@@ -344,7 +348,7 @@ static void test_perfmap(void)
 	maps_init(&ms, false);
 	res_init(&r, &ms, false);
 	r.jit_dir = fx_tmpdir();
-	maps_read(&ms, 4242, 0, "7f0000000000-7f0000100000 r-xp 00000000 00:00 0 \n");
+	maps_read(&ms, 4242, 0, "7f0000000000-7f0000100000 r-xp 00000000 00:00 0\n");
 	/* offline resolvers only see maps they are given: load it as a live one would */
 	jitmap_load(res_jitmap(&r, 4242, true), path, -1);
 	fi = res_fi(&r, res_user(&r, 4242, 0, 0x7f0000001204));

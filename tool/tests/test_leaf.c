@@ -32,16 +32,22 @@ static void test_decode(void)
 	ok(!a64_sets_fp(0x910003e0), "mov x0, sp does not");
 	ok(a64_is_ret(0xd65f03c0) && a64_is_ret(0xd65f0bff), "ret and retaa");
 	ok(!a64_is_ret(0xd503201f), "nop is no ret");
-	for (i = 0; i < ARRAY_SIZE(with_frame); i++)
-		w = htole32(with_frame[i]), memcpy(code + 4 * i, &w, 4);
+	for (i = 0; i < ARRAY_SIZE(with_frame); i++) {
+		w = htole32(with_frame[i]);
+		memcpy(code + 4 * i, &w, 4);
+	}
 	is_u64(a64_frame_setup_offset(code, ARRAY_SIZE(with_frame)), 8,
 	       "paciasp; stp; mov x29, sp: frame linked at +8");
-	for (i = 0; i < ARRAY_SIZE(sub_frame); i++)
-		w = htole32(sub_frame[i]), memcpy(code + 4 * i, &w, 4);
+	for (i = 0; i < ARRAY_SIZE(sub_frame); i++) {
+		w = htole32(sub_frame[i]);
+		memcpy(code + 4 * i, &w, 4);
+	}
 	is_u64(a64_frame_setup_offset(code, ARRAY_SIZE(sub_frame)), 8,
 	       "sub sp; stp [sp, #16]; add x29, sp, #16: linked at +8");
-	for (i = 0; i < ARRAY_SIZE(frameless); i++)
-		w = htole32(frameless[i]), memcpy(code + 4 * i, &w, 4);
+	for (i = 0; i < ARRAY_SIZE(frameless); i++) {
+		w = htole32(frameless[i]);
+		memcpy(code + 4 * i, &w, 4);
+	}
 	ok(a64_frame_setup_offset(code, ARRAY_SIZE(frameless)) == FS_OFF_NONE,
 	   "no frame setup: frameless");
 	is_u64(a64_strip_pac(0x002a00aaaabbbbccULL), 0xaaaabbbbccULL, "PAC bits stripped");
@@ -213,7 +219,8 @@ static void test_real_code(void)
 	sample(&b, CYCSAMPLE_ARCH_ARM64, rt(m->dso, caller->start), ret_outer, 0);
 	run(&r, &b, &st);
 	ok(st.nr == 2 && !strcmp(frame_name(&r, &st, 1), "outer") &&
-	   st.leaf == LEAF_INSERT_PROLOGUE, "pc at caller()'s first insn: outer inserted (prologue)");
+	   st.leaf == LEAF_INSERT_PROLOGUE,
+	   "pc at caller()'s first insn: outer inserted (prologue)");
 
 	/* caller() after its frame is linked, LR = saved return: nothing to add */
 	sample(&b, CYCSAMPLE_ARCH_ARM64, rt(m->dso, caller->start + caller->fs_off + 4), ret_outer,
