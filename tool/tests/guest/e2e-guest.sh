@@ -184,6 +184,14 @@ $C --folded -- $D/jitdemo 200 >$T/jit.folded 2>/dev/null
 [ "$(leaf_count $T/jit.folded jit_spin)" -gt 0 ]
 check $? "JIT code named from /tmp/perf-PID.map"
 
+# 7. kptr_restrict hides kernel addresses even from root: say so
+old=$(cat /proc/sys/kernel/kptr_restrict)
+echo 2 >/proc/sys/kernel/kptr_restrict
+$C -- $D/demo 60 >$T/kptr.txt 2>/dev/null
+echo "$old" >/proc/sys/kernel/kptr_restrict
+grep -q "kernel addresses are hidden" $T/kptr.txt && grep -q '\[kernel\]' $T/kptr.txt
+check $? "kptr_restrict=2: kernel frames shown as [kernel] with a note"
+
 echo "1..$n"
 echo "# $((n - failed)) passed, $failed failed"
 [ "$failed" -eq 0 ]
