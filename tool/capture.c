@@ -510,6 +510,8 @@ static int read_records(const u8 *data, size_t len, size_t file_off, struct prof
 	const char *why;
 	u32 size;
 
+	/* the smallest record is a LOST record: never more records than this */
+	prof_reserve(p, len, MIN(len / sizeof(struct cycsample_lost), len / 64 + 1024));
 	while (pos < len) {
 		if (prof_add_record(p, data + pos, len - pos, 0, &size, &why) == REC_CORRUPT)
 			return fail(err, errlen, "corrupt record at offset %zu: %s",

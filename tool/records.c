@@ -118,6 +118,18 @@ void prof_init(struct profile *p)
 	p->meta.cmd_status = -1;
 }
 
+void prof_reserve(struct profile *p, size_t bytes, size_t nr)
+{
+	if (p->recs_len + bytes > p->recs_alloc) {
+		p->recs_alloc = p->recs_len + bytes;
+		p->recs = xrealloc(p->recs, p->recs_alloc, 1);
+	}
+	if (p->nr_ev + nr > p->ev_alloc) {
+		p->ev_alloc = p->nr_ev + nr;
+		p->ev = xrealloc(p->ev, p->ev_alloc, sizeof(*p->ev));
+	}
+}
+
 void prof_free(struct profile *p)
 {
 	free(p->recs);

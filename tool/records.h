@@ -114,6 +114,8 @@ struct profile {
 };
 
 void prof_init(struct profile *p);
+/* Make room for @bytes more of records (about @nr of them) in one go. */
+void prof_reserve(struct profile *p, size_t bytes, size_t nr);
 void prof_free(struct profile *p);
 
 /*

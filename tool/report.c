@@ -261,6 +261,7 @@ struct top_row {
 struct top {
 	struct strtab strs;	/* field values and row keys */
 	struct u64map rows_by_key;
+	struct u64map rows_by_frame;	/* (pid, frame_info, kernel) -> row */
 	struct top_row *rows;
 	u32 nr;
 	u32 alloc;
@@ -272,10 +273,18 @@ static u32 top_row(struct top *t, const struct report *rep, const struct report_
 	const struct prof_event *e = &rep->p->ev[rs->ev];
 	const struct cycsample_sample *s = prof_rec(rep->p, e);
 	const struct frame_info *fi = res_fi(rep->r, rep->frames[rs->first + frame]);
-	u32 fields[REPORT_MAX_KEYS], i, key_id;
+	u32 fields[REPORT_MAX_KEYS], i, key_id, fi_idx = rep->frames[rs->first + frame];
 	struct sbuf key = { 0 }, val = { 0 };
+	bool per_pid = false;
 	struct top_row *row;
-	u64 idx;
+	u64 idx, fkey;
+
+	for (i = 0; i < o->nr_keys; i++)
+		per_pid |= o->keys[i] == KEY_COMM || o->keys[i] == KEY_PID;
+	/* a row depends only on these: skip building its key string again */
+	fkey = ((per_pid ? (u64)s->pid : 0) << 33) | (u64)fi_idx << 1 | (frame < rs->nr_kernel);
+	if (u64map_get(&t->rows_by_frame, fkey, &idx))
+		return idx;
 
 	for (i = 0; i < o->nr_keys; i++) {
 		sbuf_reset(&val);
@@ -301,14 +310,17 @@ static u32 top_row(struct top *t, const struct report *rep, const struct report_
 	key_id = strtab_intern(&t->strs, key.buf);
 	sbuf_free(&key);
 	sbuf_free(&val);
-	if (u64map_get(&t->rows_by_key, key_id, &idx))
+	if (u64map_get(&t->rows_by_key, key_id, &idx)) {
+		u64map_put(&t->rows_by_frame, fkey, idx);
 		return idx;
+	}
 	VEC_GROW(t->rows, t->nr, t->alloc);
 	row = &t->rows[t->nr];
 	memset(row, 0, sizeof(*row));
 	memcpy(row->fields, fields, sizeof(fields));
 	row->last_sample = UINT32_MAX;
 	u64map_put(&t->rows_by_key, key_id, t->nr);
+	u64map_put(&t->rows_by_frame, fkey, t->nr);
 	return t->nr++;
 }
 
@@ -419,6 +431,7 @@ void report_top(const struct report *rep, const struct report_opts *o, FILE *out
 	fprintf(out, "#\n# total: %llu samples\n", total);
 	strtab_free(&t.strs);
 	u64map_free(&t.rows_by_key);
+	u64map_free(&t.rows_by_frame);
 	free(t.rows);
 }
 

@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -187,8 +188,15 @@ void sbuf_free(struct sbuf *sb)
 int read_fd(int fd, char **bufp, size_t *lenp, size_t max)
 {
 	size_t len = 0, alloc = 4096;
-	char *buf = xmalloc(alloc);
+	struct stat st;
 	ssize_t n;
+	char *buf;
+
+	/* regular files say how big they are; /proc files say 0 */
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    (u64)st.st_size < max)
+		alloc = st.st_size + 2;
+	buf = xmalloc(alloc);
 
 	for (;;) {
 		if (len + 1 >= alloc) {

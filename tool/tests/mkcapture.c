@@ -1,12 +1,37 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mkcapture FILE - write the synthetic session of synth.h as a capture
- * file: the input of the golden report tests and the fuzzers' seed.
+ * mkcapture FILE [SAMPLES] - write the synthetic session of synth.h as a
+ * capture file: the input of the golden report tests and the fuzzers' seed.
+ * With SAMPLES, its samples are repeated (later in time) until there are
+ * that many, for measuring report time against profile size.
  */
 #include <errno.h>
+#include <stdlib.h>
 
 #include "synth.h"
 #include "../capture.h"
+
+/* Repeat the samples, shifted in time, until there are @want of them. */
+static void scale(struct profile *p, unsigned long want)
+{
+	size_t n = p->nr_ev, i;
+	u64 round = 1, shift = 10000;
+	struct sy_rec copy;
+
+	while (want && p->nr_samples < want) {
+		for (i = 0; i < n && p->nr_samples < want; i++) {
+			const struct cycsample_sample *s = prof_rec(p, &p->ev[i]);
+
+			if (p->ev[i].type != CYCSAMPLE_REC_SAMPLE)
+				continue;
+			memcpy(&copy, s, s->hdr.size);
+			copy.s.time += round * shift;
+			sy_add(p, &copy);
+		}
+		round++;
+	}
+	prof_sort(p);
+}
 
 int main(int argc, char **argv)
 {
@@ -16,14 +41,17 @@ int main(int argc, char **argv)
 	struct maps ms;
 	int ret;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: mkcapture FILE\n");
+	unsigned long want = argc > 2 ? strtoul(argv[2], NULL, 0) : 0;
+
+	if (argc < 2 || argc > 3) {
+		fprintf(stderr, "usage: mkcapture FILE [SAMPLES]\n");
 		return 2;
 	}
 	prof_init(&p);
 	maps_init(&ms, false);
 	res_init(&r, &ms, false);
 	synth_build(&p, &ms, &r);
+	scale(&p, want);
 	report_build(&rep, &p, &r);
 	ret = capture_write(argv[1], &rep, &ms);
 	if (ret)

@@ -75,6 +75,76 @@ static int read_mem(const void *data, size_t len, char *err, size_t errlen, char
 	return ret;
 }
 
+/*
+ * --symfs: a capture names a real library; reported without it, only the
+ * stored symbols are known; with the library found under --symfs (build-id
+ * equal), a symbol the recording never hit resolves too.
+ */
+static void test_symfs(void)
+{
+	char *root = fx_path("root"), *cap = fx_path("lib.cyc"), *lib = fx_path("libfx.so");
+	char *maps;
+	u64 unhit = 0, hit = 0;
+	struct report rep;
+	struct sess s;
+	struct map *m;
+	u32 i;
+
+	ok(!fx_sh("gcc -O1 -g -fPIC -shared %s/fixtures/fx_lib.c -o libfx.so", TEST_SRCDIR),
+	   "build a library");
+	maps = xasprintf("7f0000000000-7f0000100000 r-xp 00000000 00:00 0 %s\n", lib);
+	sess_init(&s);
+	maps_read(&s.ms, SY_PID, 0, maps);
+	m = maps_find(&s.ms, SY_PID, 0, 0x7f0000000000ULL);
+	ok(m && m->dso && m->build_id_len, "library mapped, with a build-id");
+	if (!m || !m->dso)
+		goto out;
+	dso_load_syms(m->dso, NULL);
+	for (i = 0; i < m->dso->nr_syms; i++) {
+		const char *name = dso_sym_name(m->dso, &m->dso->syms[i]);
+
+		if (!strcmp(name, "lib_static"))
+			unhit = 0x7f0000000000ULL + m->dso->syms[i].start;
+		if (!strcmp(name, "lib_func"))
+			hit = 0x7f0000000000ULL + m->dso->syms[i].start;
+	}
+	ok(unhit && hit, "symbols found");
+	/* one sample in lib_func only */
+	{
+		u64 u[1] = { hit + 1 };
+
+		sy_sample(&s.p, 10, 0, CYCSAMPLE_SAMPLE_USER, 0, NULL, 0, u, 1);
+	}
+	prof_sort(&s.p);
+	report_build(&rep, &s.p, &s.r);
+	ok(!capture_write(cap, &rep, &s.ms), "capture naming the library written");
+	report_free(&rep);
+	sess_free(&s);
+	ok(!fx_sh("mkdir -p root%s && mv libfx.so root%s/", fx_tmpdir(), fx_tmpdir()),
+	   "move the library under a symfs root");
+
+	sess_init(&s);
+	ok(!capture_read(cap, &s.p, &s.ms, &s.r, NULL, (char[256]){ 0 }, 256),
+	   "read without --symfs");
+	ok(res_fi(&s.r, res_user(&s.r, SY_PID, 10, hit + 1))->flags & FI_RESOLVED,
+	   "stored symbol resolves without binaries");
+	ok(!(res_fi(&s.r, res_user(&s.r, SY_PID, 10, unhit + 1))->flags & FI_RESOLVED),
+	   "a symbol never hit is unknown without the binary");
+	sess_free(&s);
+
+	sess_init(&s);
+	ok(!capture_read(cap, &s.p, &s.ms, &s.r, root, (char[256]){ 0 }, 256),
+	   "read with --symfs");
+	is_str(res_str(&s.r, res_fi(&s.r, res_user(&s.r, SY_PID, 10, unhit + 1))->func),
+	       "lib_static", "with --symfs the real file names every symbol");
+	sess_free(&s);
+out:
+	free(maps);
+	free(root);
+	free(cap);
+	free(lib);
+}
+
 int main(void)
 {
 	char *path = fx_path("s.cyc"), *a, *b = NULL, *data, err[256];
@@ -149,5 +219,6 @@ int main(void)
 	free(data);
 	free(a);
 	free(path);
+	test_symfs();
 	return tap_done();
 }
