@@ -15,6 +15,8 @@
 
 #include "cycsample_test_lib.h"
 
+static int sleep_forever(void *arg);
+
 /* Start and end of this static binary's text (from the linker). */
 extern const char __executable_start[], etext[];
 
@@ -487,6 +489,73 @@ TEST_F(sampling, tid_session_samples_only_that_thread)
 		ASSERT_EQ(tids[0], smp->tid) TH_LOG("the other thread is %d", tids[1]);
 		ASSERT_EQ(self->child, smp->pid);
 	}
+}
+
+/* Child: after the go byte on the pipe, fork a spinning grandchild and wait. */
+static int fork_after_go(void *arg)
+{
+	struct threads_arg *a = arg;
+	pid_t pid;
+	char c;
+
+	if (read(a->go[0], &c, 1) != 1)
+		return 1;
+	pid = cs_spawn_spinner();
+	if (pid < 0 || write(a->tids[1], &pid, sizeof(pid)) != sizeof(pid))
+		return 1;
+	for (;;)
+		pause();
+	return 0;
+}
+
+TEST_F(sampling, children_forked_after_start_are_sampled)
+{
+	struct threads_arg a = { 0 };
+	struct cs_session s;
+	int grandchild;
+
+	SAMPLING_BEGIN();
+	ASSERT_EQ(0, pipe(a.go));
+	ASSERT_EQ(0, pipe(a.tids));
+	self->child = cs_spawn(fork_after_go, &a);
+	ASSERT_LT(0, self->child);
+	cs_config_init(&self->cfg, CYCSAMPLE_TARGET_PID, self->child);
+	CS_ASSERT_SESSION(&s, &self->cfg);
+	ASSERT_EQ(0, cs_start(s.fd));
+	ASSERT_EQ(1, write(a.go[1], "g", 1));
+	ASSERT_EQ(0, read_tids(a.tids[0], &grandchild, 1));
+	cs_collect_for(&s, 1000, &self->recs);
+	EXPECT_EQ(0, cs_stop(s.fd));
+	cs_drain(&s, &self->recs);
+	ASSERT_EQ(0, cs_session_info(&s));
+	cs_session_close(&s);
+	CS_ASSERT_RECS_OK(&self->recs, &s.info);
+	/* The grandchild dies with the child (PDEATHSIG) in teardown. */
+	EXPECT_LE(10, samples_of(&self->recs, grandchild, 0))
+		TH_LOG("a child process forked after START is not sampled");
+}
+
+TEST_F(sampling, idle_target_costs_nothing_while_others_run)
+{
+	pid_t busy[2];
+	int i;
+
+	SAMPLING_BEGIN();
+	self->child = cs_spawn(sleep_forever, NULL);
+	ASSERT_LT(0, self->child);
+	for (i = 0; i < 2; i++) {
+		busy[i] = cs_spawn_spinner();
+		ASSERT_LT(0, busy[i]);
+	}
+	cs_config_init(&self->cfg, CYCSAMPLE_TARGET_PID, self->child);
+	CS_ASSERT_SAMPLE_FOR(&self->cfg, 1000, &self->recs, &self->info);
+	for (i = 0; i < 2; i++)
+		cs_kill(busy[i]);
+	EXPECT_EQ(0, self->info.samples);
+	EXPECT_EQ(0, self->info.dropped_other);
+	/* A few handler calls at most: the counter of a sleeping task does not run. */
+	EXPECT_GE(5, self->info.cost_count) TH_LOG("%llu handler calls for a sleeping target",
+						   (unsigned long long)self->info.cost_count);
 }
 
 static int spin_on_cpu(void *arg)
