@@ -192,6 +192,26 @@ echo "$old" >/proc/sys/kernel/kptr_restrict
 grep -q "kernel addresses are hidden" $T/kptr.txt && grep -q '\[kernel\]' $T/kptr.txt
 check $? "kptr_restrict=2: kernel frames shown as [kernel] with a note"
 
+# 8. an unprivileged user profiles its own process (module unprivileged=1)
+par=/sys/module/cycsample/parameters/unprivileged
+if [ -w $par ] && command -v su >/dev/null; then
+	oldp=$(cat $par)
+	oldm=$(stat -c %a /dev/cycsample)
+	echo 1 >$par
+	chmod 666 /dev/cycsample
+	mkdir -p $T/u && cp $D/demo $D/libdemo.so $T/u/ && chmod -R a+rx $T/u $T
+	chmod a+rx /cycsample /cycsample/cycread
+	su -s /bin/sh nobody -c "$C -- $T/u/demo 100" >$T/unpriv.txt 2>$T/unpriv.err
+	rc=$?
+	[ $rc -eq 0 ] && grep -q "user space only" $T/unpriv.err && grep -q hot_loop $T/unpriv.txt
+	check $? "unprivileged: own process profiled, user space only, with a warning"
+	su -s /bin/sh nobody -c "$C -p 1 -d 1" >/dev/null 2>$T/unpriv1.err
+	[ $? -eq 1 ] && grep -q "pid 1: permission denied" $T/unpriv1.err
+	check $? "unprivileged: someone else's process: 'pid 1: permission denied'"
+	echo "$oldp" >$par
+	chmod "$oldm" /dev/cycsample
+fi
+
 echo "1..$n"
 echo "# $((n - failed)) passed, $failed failed"
 [ "$failed" -eq 0 ]
