@@ -44,14 +44,14 @@
 
 /* struct cycsample_config.target_type */
 enum cycsample_target_type {
-	CYCSAMPLE_TARGET_PID	= 1,	/* every thread of a process, and its new threads and children */
+	CYCSAMPLE_TARGET_PID	= 1,	/* a process: all its threads, new threads and children */
 	CYCSAMPLE_TARGET_TID	= 2,	/* one thread only */
 	CYCSAMPLE_TARGET_CPUS	= 3,	/* every online CPU, whatever runs there */
 };
 
 /* struct cycsample_config.event and struct cycsample_info.event */
 enum cycsample_event {
-	CYCSAMPLE_EVENT_CYCLES		= 1,	/* request: hardware cycles, software clock if unusable */
+	CYCSAMPLE_EVENT_CYCLES		= 1,	/* request: cycles, else the software clock */
 	CYCSAMPLE_EVENT_CLOCK		= 2,	/* request: software clock, never the PMU */
 	/* only reported, in cycsample_info.event: */
 	CYCSAMPLE_EVENT_HW_CYCLES	= 16,	/* PERF_TYPE_HARDWARE / PERF_COUNT_HW_CPU_CYCLES */
@@ -106,6 +106,8 @@ struct cycsample_config {
 	__u32 wakeup_bytes;
 	__u64 reserved[4];
 };
+
+/* The size of the first published struct cycsample_config. */
 #define CYCSAMPLE_CONFIG_SIZE_VER0	72
 
 /* ---------------------------------------------------------------------- */
