@@ -279,7 +279,17 @@ struct dso *dso_open_fd(int fd, const char *path, const char **why)
 	d->ino = st.st_ino;
 	d->size = st.st_size;
 	d->mtime_ns = (u64)st.st_mtim.tv_sec * 1000000000ULL + st.st_mtim.tv_nsec;
-	return dso_setup(d, elf, why);
+	d = dso_setup(d, elf, why);
+	/*
+	 * libelf mapped the whole file: the mapping keeps a deleted or
+	 * replaced binary alive, so the descriptor can go (system-wide
+	 * sessions open many files).
+	 */
+	if (d && !elf_cntl(d->elf, ELF_C_FDDONE)) {
+		close(d->fd);
+		d->fd = -1;
+	}
+	return d;
 }
 
 struct dso *dso_open_path(const char *path, const char **why)

@@ -13,6 +13,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -122,6 +123,17 @@ static void abandon(struct child *c)
 	c->go_fd = -1;
 	c->err_fd = -1;
 	reap(c, true);
+}
+
+/* A system-wide session may map many files: allow as many as we may. */
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
 }
 
 static char *join_argv(char **argv)
@@ -387,6 +399,7 @@ int session_record(const struct record_opts *o, struct profile *p, struct maps *
 	int ret, e;
 
 	fill_meta(&p->meta, o);
+	raise_fd_limit();
 	if (o->cmd) {
 		ret = spawn(o->cmd, &c);
 		if (ret) {
