@@ -769,6 +769,35 @@ TEST_F(sampling, handler_cost_statistics_are_consistent)
 	EXPECT_LE(self->info.cost_max_ns, self->info.cost_total_ns);
 }
 
+TEST_F(sampling, throttling_is_counted_and_flagged)
+{
+	unsigned long flagged = 0;
+	size_t i;
+
+	SAMPLING_BEGIN();
+	/* 1000/s is 4 per tick at HZ=250 (at most 10 at HZ=100): far below this period. */
+	ASSERT_EQ(0, cs_write_file(CS_SAMPLE_RATE, "1000"));
+	self->child = cs_spawn_spinner();
+	ASSERT_LT(0, self->child);
+	cs_config_init(&self->cfg, CYCSAMPLE_TARGET_PID, self->child);
+	self->cfg.sample_period = CYCSAMPLE_MIN_PERIOD;
+	self->cfg.ring_pages = 256;
+	CS_ASSERT_SAMPLE_FOR(&self->cfg, 1000, &self->recs, &self->info);
+	cs_reset_sample_rate();
+	CS_ASSERT_RECS_OK(&self->recs, &self->info);
+	for (i = 0; i < self->recs.n; i++) {
+		const struct cycsample_sample *smp = cs_sample(&self->recs.v[i]);
+
+		flagged += smp && (smp->flags & CYCSAMPLE_SAMPLE_THROTTLED);
+	}
+	EXPECT_LT(0, self->info.throttled);
+	EXPECT_LT(0, flagged);
+	EXPECT_GE(self->info.throttled, flagged);
+	if (!self->info.lost && !self->info.dropped_other) {
+		EXPECT_EQ(self->info.throttled, flagged);
+	}
+}
+
 /* ---------------------------------------------------------------------- */
 /* poll                                                                   */
 /* ---------------------------------------------------------------------- */
