@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * benchwork - CPU-bound workloads for the cycsample benchmarks.
+ *
+ *   benchwork deep DEPTH UNITS [KPCT]
+ *	Recurse DEPTH frames (each a real frame record), then do UNITS units
+ *	of work: KPCT percent of them (default 20) read 64 KiB from /dev/zero,
+ *	which is time in the kernel (kernel callchains), the rest spin in the
+ *	leaf deep_spin().  Samples then carry a DEPTH+2 deep user chain.
+ *   benchwork mt THREADS UNITS|-SECS
+ *	THREADS threads (at most 4), each running its own mix of the leaf
+ *	functions below; with a negative count each thread spins for SECS
+ *	seconds instead of a fixed amount of work.  Expected self shares of
+ *	the work when both threads of "mt 2" get a CPU each:
+ *	  thread 0: mt_alpha 60 %, mt_beta 40 %
+ *	  thread 1: mt_gamma 70 %, mt_delta 30 %
+ *	  overall:  alpha 30, beta 20, gamma 35, delta 15 (half the time each)
+ *
+ * Every mode prints "elapsed_ns N" (CLOCK_MONOTONIC, the work only) on
+ * stdout, so the sampler's start-up and post-processing are not counted.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NOINLINE __attribute__((noinline))
+#define STEPS_PER_UNIT 10000UL
+
+static unsigned long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* xorshift steps the compiler can neither fold nor vectorise */
+static inline unsigned long spin(unsigned long x, unsigned long steps)
+{
+	unsigned long i;
+
+	for (i = 0; i < steps; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		__asm__ volatile("" : "+r"(x));
+	}
+	return x;
+}
+
+/* ---- deep ---------------------------------------------------------------- */
+
+static char zbuf[65536];
+static int zfd = -1;
+
+NOINLINE unsigned long deep_spin(unsigned long x)
+{
+	return spin(x, STEPS_PER_UNIT);
+}
+
+NOINLINE unsigned long deep_kernel(unsigned long x)
+{
+	if (read(zfd, zbuf, sizeof(zbuf)) < 0)
+		x++;
+	return x + (unsigned char)zbuf[x & 4095];
+}
+
+static unsigned long deep_work(unsigned long x, unsigned long units, unsigned int kpct)
+{
+	unsigned long i;
+
+	for (i = 0; i < units; i++) {
+		if (i % 100 < kpct)
+			x = deep_kernel(x);
+		else
+			x = deep_spin(x);
+	}
+	return x;
+}
+
+/* Each level keeps a frame record: the asm uses the frame address. */
+NOINLINE unsigned long deep_level(unsigned int depth, unsigned long x, unsigned long units,
+				  unsigned int kpct)
+{
+	__asm__ volatile("" : : "r"(__builtin_frame_address(0)));
+	if (depth > 1)
+		x = deep_level(depth - 1, x, units, kpct);
+	else
+		x = deep_work(x, units, kpct);
+	__asm__ volatile("" : "+r"(x));
+	return x + 1;
+}
+
+static int run_deep(int argc, char **argv)
+{
+	unsigned int depth, kpct = 20;
+	unsigned long units, x = 88172645463325252UL;
+	unsigned long long t0;
+
+	if (argc < 4)
+		return 2;
+	depth = strtoul(argv[2], NULL, 0);
+	units = strtoul(argv[3], NULL, 0);
+	if (argc > 4)
+		kpct = strtoul(argv[4], NULL, 0);
+	if (!depth || kpct > 100)
+		return 2;
+	zfd = open("/dev/zero", O_RDONLY);
+	if (zfd < 0) {
+		perror("/dev/zero");
+		return 1;
+	}
+	t0 = now_ns();
+	x = deep_level(depth, x, units, kpct);
+	printf("elapsed_ns %llu\nresult %lu\n", now_ns() - t0, x & 1);
+	return 0;
+}
+
+/* ---- mt ------------------------------------------------------------------ */
+
+NOINLINE unsigned long mt_alpha(unsigned long x, unsigned long n) { return spin(x, n); }
+NOINLINE unsigned long mt_beta(unsigned long x, unsigned long n) { return spin(x, n); }
+NOINLINE unsigned long mt_gamma(unsigned long x, unsigned long n) { return spin(x, n); }
+NOINLINE unsigned long mt_delta(unsigned long x, unsigned long n) { return spin(x, n); }
+
+struct mt_arg {
+	int id;
+	long units;			/* < 0: -seconds */
+	unsigned long x;
+};
+
+/* One round is 10 units split by the thread's mix. */
+static unsigned long mt_round(int id, unsigned long x)
+{
+	const unsigned long u = STEPS_PER_UNIT;
+
+	switch (id % 2) {
+	case 0:
+		x = mt_alpha(x, 6 * u);
+		x = mt_beta(x, 4 * u);
+		break;
+	default:
+		x = mt_gamma(x, 7 * u);
+		x = mt_delta(x, 3 * u);
+		break;
+	}
+	return x;
+}
+
+static void *mt_thread(void *p)
+{
+	struct mt_arg *a = p;
+	unsigned long long end = 0;
+	long r;
+
+	if (a->units < 0)
+		end = now_ns() + (unsigned long long)(-a->units) * 1000000000ULL;
+	for (r = 0; a->units < 0 ? now_ns() < end : r < a->units / 10; r++)
+		a->x = mt_round(a->id, a->x);
+	return NULL;
+}
+
+static int run_mt(int argc, char **argv)
+{
+	struct mt_arg args[4];
+	pthread_t th[4];
+	unsigned long long t0;
+	int n, i, err;
+
+	if (argc < 4)
+		return 2;
+	n = atoi(argv[2]);
+	if (n < 1 || n > 4)
+		return 2;
+	t0 = now_ns();
+	for (i = 0; i < n; i++) {
+		args[i] = (struct mt_arg){ .id = i, .units = atol(argv[3]), .x = 88172645463325252UL + i };
+		err = pthread_create(&th[i], NULL, mt_thread, &args[i]);
+		if (err) {
+			fprintf(stderr, "pthread_create: %s\n", strerror(err));
+			return 1;
+		}
+	}
+	for (i = 0; i < n; i++)
+		pthread_join(th[i], NULL);
+	printf("elapsed_ns %llu\n", now_ns() - t0);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int ret = 2;
+
+	if (argc > 1 && !strcmp(argv[1], "deep"))
+		ret = run_deep(argc, argv);
+	else if (argc > 1 && !strcmp(argv[1], "mt"))
+		ret = run_mt(argc, argv);
+	if (ret == 2)
+		fprintf(stderr, "usage: benchwork deep DEPTH UNITS [KPCT] | mt THREADS UNITS|-SECS\n");
+	return ret;
+}
