@@ -15,6 +15,8 @@
  *	  thread 0: mt_alpha 60 %, mt_beta 40 %
  *	  thread 1: mt_gamma 70 %, mt_delta 30 %
  *	  overall:  alpha 30, beta 20, gamma 35, delta 15 (half the time each)
+ *   benchwork run CMD [ARGS...]
+ *	Run CMD (the demo, which does not time itself) and wait for it.
  *
  * Every mode prints "elapsed_ns N" (CLOCK_MONOTONIC, the work only) on
  * stdout, so the sampler's start-up and post-processing are not counted.
@@ -25,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -123,10 +126,25 @@ static int run_deep(int argc, char **argv)
 
 /* ---- mt ------------------------------------------------------------------ */
 
-NOINLINE unsigned long mt_alpha(unsigned long x, unsigned long n) { return spin(x, n); }
-NOINLINE unsigned long mt_beta(unsigned long x, unsigned long n) { return spin(x, n); }
-NOINLINE unsigned long mt_gamma(unsigned long x, unsigned long n) { return spin(x, n); }
-NOINLINE unsigned long mt_delta(unsigned long x, unsigned long n) { return spin(x, n); }
+NOINLINE unsigned long mt_alpha(unsigned long x, unsigned long n)
+{
+	return spin(x, n);
+}
+
+NOINLINE unsigned long mt_beta(unsigned long x, unsigned long n)
+{
+	return spin(x, n);
+}
+
+NOINLINE unsigned long mt_gamma(unsigned long x, unsigned long n)
+{
+	return spin(x, n);
+}
+
+NOINLINE unsigned long mt_delta(unsigned long x, unsigned long n)
+{
+	return spin(x, n);
+}
 
 struct mt_arg {
 	int id;
@@ -179,7 +197,9 @@ static int run_mt(int argc, char **argv)
 		return 2;
 	t0 = now_ns();
 	for (i = 0; i < n; i++) {
-		args[i] = (struct mt_arg){ .id = i, .units = atol(argv[3]), .x = 88172645463325252UL + i };
+		args[i].id = i;
+		args[i].units = atol(argv[3]);
+		args[i].x = 88172645463325252UL + i;
 		err = pthread_create(&th[i], NULL, mt_thread, &args[i]);
 		if (err) {
 			fprintf(stderr, "pthread_create: %s\n", strerror(err));
@@ -192,6 +212,35 @@ static int run_mt(int argc, char **argv)
 	return 0;
 }
 
+/* Time a child from fork to exit; a sampler following children sees it all. */
+static int run_cmd(int argc, char **argv)
+{
+	unsigned long long t0;
+	int status;
+	pid_t pid;
+
+	if (argc < 3)
+		return 2;
+	fflush(stdout);
+	t0 = now_ns();
+	pid = fork();
+	if (pid < 0) {
+		perror("fork");
+		return 1;
+	}
+	if (!pid) {
+		execvp(argv[2], argv + 2);
+		perror(argv[2]);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) < 0) {
+		perror("waitpid");
+		return 1;
+	}
+	printf("elapsed_ns %llu\n", now_ns() - t0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
 int main(int argc, char **argv)
 {
 	int ret = 2;
@@ -200,7 +249,10 @@ int main(int argc, char **argv)
 		ret = run_deep(argc, argv);
 	else if (argc > 1 && !strcmp(argv[1], "mt"))
 		ret = run_mt(argc, argv);
+	else if (argc > 1 && !strcmp(argv[1], "run"))
+		ret = run_cmd(argc, argv);
 	if (ret == 2)
-		fprintf(stderr, "usage: benchwork deep DEPTH UNITS [KPCT] | mt THREADS UNITS|-SECS\n");
+		fprintf(stderr, "usage: benchwork deep DEPTH UNITS [KPCT] | mt THREADS UNITS|-SECS"
+			" | run CMD...\n");
 	return ret;
 }

@@ -4,10 +4,11 @@
 # run.sh - the in-guest half of scripts/bench (busybox sh).  Runs from the
 # --add directory holding benchwork, demo, libdemo.so and perf/.
 #
-# Usage: run.sh [PHASE...]   phases: slowdown cost loss depth (default: all)
+# Usage: run.sh [PHASE...]   phases: slowdown agree cost loss depth (default: all)
 # Environment: REPS (default 2), DEMO_ROUNDS (600), DEEP_UNITS (20000),
 #   LOSS_SECS (10), LOSS_FREQS ("1000 4000 10000 20000"), SLOW_FREQS
-#   ("1000 4000 10000"), COST_FREQ (4000), DEPTHS ("1 4 16 64 126 200").
+#   ("1000 4000 10000"), COST_FREQ (4000), DEPTHS ("1 4 16 64 126 200"),
+#   AGREE_PERIOD (c2000000: -c 2000000 for the fixed-period agreement run).
 #
 # Output: one "@r key=value..." line per run, and "@file NAME" ... "@end"
 # around the reports the host compares.  The host parses nothing else.
@@ -25,14 +26,16 @@ LOSS_SECS=${LOSS_SECS:-10}
 LOSS_FREQS=${LOSS_FREQS:-"1000 4000 10000 20000"}
 SLOW_FREQS=${SLOW_FREQS:-"1000 4000 10000"}
 COST_FREQ=${COST_FREQ:-4000}
+AGREE_PERIOD=${AGREE_PERIOD:-c2000000}
 DEPTHS=${DEPTHS:-"1 4 16 64 126 200"}
 RATE=/proc/sys/kernel/perf_event_max_sample_rate
 T=/tmp/bench
 mkdir -p $T
 
+# The console is a tty: without --no-pager perf would wait in a pager.
 perf_cmd()
 {
-	LD_LIBRARY_PATH=$PERF_DIR/lib "$PERF_DIR/usr/bin/perf" "$@"
+	LD_LIBRARY_PATH=$PERF_DIR/lib PAGER=cat "$PERF_DIR/usr/bin/perf" --no-pager "$@"
 }
 
 # The first value of KEY in a capture file's text header.
@@ -44,6 +47,15 @@ cap_meta()
 elapsed_of()
 {
 	sed -n 's/^elapsed_ns //p' "$1" | head -n 1
+}
+
+# A sampling spec: N is -F N (Hz), cN is -c N (a fixed period in cycles).
+samp()
+{
+	case $1 in
+	c*) echo "-c ${1#c}" ;;
+	*) echo "-F $1" ;;
+	esac
 }
 
 # emit PHASE TOOL WORKLOAD FREQ REP KEY=VALUE...
@@ -69,7 +81,7 @@ run_cyc()
 	echo 100000 >$RATE
 	rm -f $T/c.cyc
 	# shellcheck disable=SC2086
-	cycread -F "$f" $o -q -o $T/c.cyc -- "$@" >$T/out 2>$T/err
+	cycread $(samp "$f") $o -q -o $T/c.cyc -- "$@" >$T/out 2>$T/err
 	st=$?
 	tag=cycsample
 	case $o in *--no-call-graph*) tag=cycsample-nocg ;; esac
@@ -89,7 +101,7 @@ run_perf()
 	echo 100000 >$RATE
 	rm -f $T/p.data
 	# shellcheck disable=SC2086
-	perf_cmd record -F "$f" $o -o $T/p.data -- "$@" >$T/out 2>$T/err
+	perf_cmd record $(samp "$f") $o -o $T/p.data -- "$@" >$T/out 2>$T/err
 	st=$?
 	tag=perf
 	case $o in *-g*) ;; *) tag=perf-nocg ;; esac
@@ -109,18 +121,27 @@ perf_loss()
 	sed -n 's/.*lost \([0-9]*\) chunks.*/lost_chunks_warn=\1/p' $T/stats | head -n 1
 }
 
+# The first rows of a flat profile and the total of its sample column (the
+# serial console is slow, and perf abbreviates its own total).
+top_rows()
+{
+	awk '/^#/ { next } $1 ~ /%$/ { t += $2; if (++n <= 60) print } END { print "@total " t }'
+}
+
 file_cyc()
 {
 	echo "@file $1"
-	cycread report -i $T/c.cyc -s dso,sym 2>&1
+	cycread report -i $T/c.cyc -s dso,sym 2>&1 | top_rows
 	echo "@end"
 }
 
+# Shares by sample count as cycread gives them: perf's Overhead column is
+# weighted by period, which the frequency mode varies from sample to sample.
 file_perf()
 {
 	echo "@file $1"
 	perf_cmd report -i $T/p.data --stdio --no-children --sort dso,sym -n -g none \
-		--percent-limit 0 2>&1
+		--percent-limit 0 2>/dev/null | top_rows
 	echo "@end"
 }
 
@@ -128,16 +149,16 @@ phase_slowdown()
 {
 	r=1
 	while [ $r -le "$REPS" ]; do
-		run_alone slowdown demo "$r" ./demo "$DEMO_ROUNDS"
+		run_alone slowdown demo "$r" ./benchwork run ./demo "$DEMO_ROUNDS"
 		for f in $SLOW_FREQS; do
-			run_cyc slowdown demo "$f" "$r" "-g" ./demo "$DEMO_ROUNDS"
+			run_cyc slowdown demo "$f" "$r" "-g" ./benchwork run ./demo "$DEMO_ROUNDS"
 			[ "$r$f" = 14000 ] && file_cyc "demo-cycsample"
-			run_perf slowdown demo "$f" "$r" "-g" ./demo "$DEMO_ROUNDS"
+			run_perf slowdown demo "$f" "$r" "-g" ./benchwork run ./demo "$DEMO_ROUNDS"
 			[ "$r$f" = 14000 ] && file_perf "demo-perf"
 		done
 		r=$((r + 1))
 	done
-	run_alone slowdown demo "$r" ./demo "$DEMO_ROUNDS"
+	run_alone slowdown demo "$r" ./benchwork run ./demo "$DEMO_ROUNDS"
 }
 
 phase_cost()
@@ -166,6 +187,17 @@ phase_loss()
 	done
 }
 
+# Agreement with a fixed period as well: the frequency mode starts every
+# counter at period 1 and adapts, which weighs start-up (exec, the dynamic
+# loader) differently depending on when each tool enables its counters.
+phase_agree()
+{
+	run_cyc agree demo "$AGREE_PERIOD" 1 "-g" ./benchwork run ./demo "$DEMO_ROUNDS"
+	file_cyc "demo-fixed-cycsample"
+	run_perf agree demo "$AGREE_PERIOD" 1 "-g" ./benchwork run ./demo "$DEMO_ROUNDS"
+	file_perf "demo-fixed-perf"
+}
+
 phase_depth()
 {
 	for d in $DEPTHS; do
@@ -177,7 +209,7 @@ echo "@info kernel=$(uname -r) cpus=$(grep -c ^processor /proc/cpuinfo) \
 perf=$(perf_cmd version 2>&1 | tr ' ' _) cycread=$(cycread -V 2>&1 | head -n 1 | tr ' ' _) \
 mlock_kb=$(cat /proc/sys/kernel/perf_event_mlock_kb) \
 cpu_time_max_percent=$(cat /proc/sys/kernel/perf_cpu_time_max_percent)"
-[ $# -gt 0 ] || set -- slowdown cost loss depth
+[ $# -gt 0 ] || set -- slowdown agree cost loss depth
 for ph in "$@"; do
 	echo "@phase $ph $(date +%s)"
 	"phase_$ph"
