@@ -20,7 +20,7 @@ typedef unsigned long (*spin_fn)(unsigned long x, unsigned long units);
 
 /* The code to copy: position independent, no calls, alone in its section. */
 __attribute__((noinline, section("jitsrc"))) unsigned long spin_src(unsigned long x,
-								   unsigned long units)
+								    unsigned long units)
 {
 	DEMO_WORK(x, units * DEMO_UNIT);
 	return x;
@@ -37,8 +37,8 @@ int main(int argc, char **argv)
 	void *mem;
 	FILE *f;
 
-	mem = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS,
-		   -1, 0);
+	mem = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+		   0);
 	if (mem == MAP_FAILED || len > 4096) {
 		perror("jitdemo: mmap");
 		return 1;

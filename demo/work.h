@@ -11,15 +11,15 @@
  * One xorshift64 step: a chain of dependent integer operations that the
  * compiler can neither vectorise nor fold (the asm hides the value).
  */
-#define DEMO_WORK(x, n)							\
-	do {								\
-		unsigned long __i;					\
-		for (__i = 0; __i < (n); __i++) {			\
-			(x) ^= (x) << 13;				\
-			(x) ^= (x) >> 7;				\
-			(x) ^= (x) << 17;				\
-			__asm__ volatile("" : "+r"(x));			\
-		}							\
+#define DEMO_WORK(x, n)                                 \
+	do {                                            \
+		unsigned long __i;                      \
+		for (__i = 0; __i < (n); __i++) {       \
+			(x) ^= (x) << 13;               \
+			(x) ^= (x) >> 7;                \
+			(x) ^= (x) << 17;               \
+			__asm__ volatile("" : "+r"(x)); \
+		}                                       \
 	} while (0)
 
 /*
@@ -38,7 +38,7 @@ static inline __attribute__((always_inline)) void demo_frame(void)
 }
 
 /* Iterations per round: 1000 units of this many steps. */
-#define DEMO_UNIT	1000UL
+#define DEMO_UNIT 1000UL
 
 unsigned long lib_checksum(unsigned long x, unsigned long units);
 

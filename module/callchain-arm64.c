@@ -37,7 +37,7 @@ static inline u64 cycs_strip_pac(u64 addr)
 {
 	register u64 x30 asm("x30") = addr;
 
-	asm("hint #7" : "+r" (x30));
+	asm("hint #7" : "+r"(x30));
 	return x30;
 }
 
@@ -72,8 +72,8 @@ bool cycs_arch_irqs_masked(struct pt_regs *regs)
 	return !interrupts_enabled(regs);
 }
 
-static unsigned int cycs_chain64(struct pt_regs *uregs, u64 *out, unsigned int n,
-				 unsigned int max, u32 *flags)
+static unsigned int cycs_chain64(struct pt_regs *uregs, u64 *out, unsigned int n, unsigned int max,
+				 u32 *flags)
 {
 	u64 fp = uregs->regs[29];
 	struct cycs_frame64 f;
@@ -97,8 +97,8 @@ static unsigned int cycs_chain64(struct pt_regs *uregs, u64 *out, unsigned int n
 	return n;
 }
 
-static unsigned int cycs_chain32(struct pt_regs *uregs, u64 *out, unsigned int n,
-				 unsigned int max, u32 *flags)
+static unsigned int cycs_chain32(struct pt_regs *uregs, u64 *out, unsigned int n, unsigned int max,
+				 u32 *flags)
 {
 	u32 fp = uregs->compat_fp;
 	struct cycs_frame32 f;
@@ -128,8 +128,7 @@ static unsigned int cycs_chain32(struct pt_regs *uregs, u64 *out, unsigned int n
  * @max: room in @out
  * @flags: gets UCHAIN_TRUNC when the walk hit @max
  */
-unsigned int cycs_arch_user_chain(struct pt_regs *uregs, u64 *out, unsigned int max,
-				  u32 *flags)
+unsigned int cycs_arch_user_chain(struct pt_regs *uregs, u64 *out, unsigned int max, u32 *flags)
 {
 	if (!max)
 		return 0;

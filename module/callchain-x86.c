@@ -44,8 +44,8 @@ bool cycs_arch_compat(struct pt_regs *uregs)
 	return !user_64bit_mode(uregs);
 }
 
-static unsigned int cycs_chain64(struct pt_regs *uregs, u64 *out, unsigned int n,
-				 unsigned int max, u32 *flags)
+static unsigned int cycs_chain64(struct pt_regs *uregs, u64 *out, unsigned int n, unsigned int max,
+				 u32 *flags)
 {
 	u64 fp = uregs->bp;
 	struct cycs_frame64 f;
@@ -67,8 +67,8 @@ static unsigned int cycs_chain64(struct pt_regs *uregs, u64 *out, unsigned int n
 	return n;
 }
 
-static unsigned int cycs_chain32(struct pt_regs *uregs, u64 *out, unsigned int n,
-				 unsigned int max, u32 *flags)
+static unsigned int cycs_chain32(struct pt_regs *uregs, u64 *out, unsigned int n, unsigned int max,
+				 u32 *flags)
 {
 	u32 fp = uregs->bp;
 	struct cycs_frame32 f;
@@ -90,8 +90,7 @@ static unsigned int cycs_chain32(struct pt_regs *uregs, u64 *out, unsigned int n
 	return n;
 }
 
-unsigned int cycs_arch_user_chain(struct pt_regs *uregs, u64 *out, unsigned int max,
-				  u32 *flags)
+unsigned int cycs_arch_user_chain(struct pt_regs *uregs, u64 *out, unsigned int max, u32 *flags)
 {
 	if (!max)
 		return 0;

@@ -29,8 +29,8 @@
  *
  * Return: number of frames written.
  */
-unsigned int cycs_kernel_chain(struct pt_regs *regs, unsigned long *raw, u64 *out,
-			       unsigned int max, u32 *flags)
+unsigned int cycs_kernel_chain(struct pt_regs *regs, unsigned long *raw, u64 *out, unsigned int max,
+			       u32 *flags)
 {
 	unsigned long pc = instruction_pointer(regs);
 	unsigned int n, i, k;

@@ -20,8 +20,8 @@
  * vma->vm_flags became read-only in 6.3; from then on the flags are changed
  * through vm_flags_mod(), which also takes the VMA lock where needed.
  */
-static inline void cycs_vm_flags_mod(struct vm_area_struct *vma,
-				     unsigned long set, unsigned long clear)
+static inline void cycs_vm_flags_mod(struct vm_area_struct *vma, unsigned long set,
+				     unsigned long clear)
 {
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
 	vm_flags_mod(vma, set, clear);
@@ -35,9 +35,9 @@ static inline void cycs_vm_flags_mod(struct vm_area_struct *vma,
  * macro is private to kernel/events/core.c (all of 5.10 .. 7.3, value ~0ULL).
  */
 #ifdef MAX_INTERRUPTS
-#define CYCS_MAX_INTERRUPTS	MAX_INTERRUPTS
+#define CYCS_MAX_INTERRUPTS MAX_INTERRUPTS
 #else
-#define CYCS_MAX_INTERRUPTS	(~0ULL)
+#define CYCS_MAX_INTERRUPTS (~0ULL)
 #endif
 
 /*
@@ -45,9 +45,9 @@ static inline void cycs_vm_flags_mod(struct vm_area_struct *vma,
  * (io_uring workers, vhost): they have an mm but no user context to walk.
  */
 #ifdef PF_USER_WORKER
-#define CYCS_PF_NO_USER		(PF_KTHREAD | PF_USER_WORKER)
+#define CYCS_PF_NO_USER (PF_KTHREAD | PF_USER_WORKER)
 #else
-#define CYCS_PF_NO_USER		PF_KTHREAD
+#define CYCS_PF_NO_USER PF_KTHREAD
 #endif
 
 /*
@@ -87,9 +87,9 @@ static inline bool cycs_task_dumpable(struct task_struct *task)
  * first argument needs a shim.
  */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
-#define CYCS_NOP_IDMAP		(&nop_mnt_idmap)
+#define CYCS_NOP_IDMAP (&nop_mnt_idmap)
 #else
-#define CYCS_NOP_IDMAP		(&init_user_ns)
+#define CYCS_NOP_IDMAP (&init_user_ns)
 #endif
 
 #endif /* CYCS_COMPAT_H */

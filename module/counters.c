@@ -28,7 +28,7 @@
 #include "compat.h"
 
 /* Give up when threads keep appearing faster than we can attach. */
-#define CYCS_MAX_SCAN_ROUNDS	64
+#define CYCS_MAX_SCAN_ROUNDS 64
 
 static void cycs_fill_attr(struct cycs_session *s, struct perf_event_attr *attr, bool sw,
 			   bool cpu_wide)
@@ -48,15 +48,15 @@ static void cycs_fill_attr(struct cycs_session *s, struct perf_event_attr *attr,
 	} else {
 		attr->sample_period = sw ? s->clock_period_ns : s->cfg.sample_period;
 	}
-	attr->disabled = 1;		/* enabled once stored where stop() finds it */
+	attr->disabled = 1; /* enabled once stored where stop() finds it */
 	attr->exclude_hv = 1;
 	/* never exclude_idle: the arm64 PMU refuses it with -EOPNOTSUPP */
 	attr->exclude_kernel = !!(s->cfg.flags & CYCSAMPLE_CFG_USER_ONLY);
 	attr->inherit = s->cfg.target_type == CYCSAMPLE_TARGET_PID;
 }
 
-static struct perf_event *cycs_create_one(struct cycs_session *s, int cpu,
-					  struct task_struct *task, bool sw)
+static struct perf_event *cycs_create_one(struct cycs_session *s, int cpu, struct task_struct *task,
+					  bool sw)
 {
 	struct perf_event_attr attr;
 
@@ -78,8 +78,9 @@ static void cycs_note_event(struct cycs_session *s, struct perf_event *event, bo
 	if (event->pmu->name)
 		strscpy(s->pmu_name, event->pmu->name, sizeof(s->pmu_name));
 	else
-		strscpy(s->pmu_name, event->attr.config == PERF_COUNT_SW_CPU_CLOCK ?
-			"cpu-clock" : "task-clock", sizeof(s->pmu_name));
+		strscpy(s->pmu_name,
+			event->attr.config == PERF_COUNT_SW_CPU_CLOCK ? "cpu-clock" : "task-clock",
+			sizeof(s->pmu_name));
 }
 
 static u32 cycs_fallback_reason(int err)
@@ -95,8 +96,8 @@ static u32 cycs_fallback_reason(int err)
 }
 
 /* Try hardware cycles; an error pointer says why they are unusable. */
-static struct perf_event *cycs_try_cycles(struct cycs_session *s, int cpu,
-					  struct task_struct *task, u32 *reason)
+static struct perf_event *cycs_try_cycles(struct cycs_session *s, int cpu, struct task_struct *task,
+					  u32 *reason)
 {
 	struct perf_event *event = cycs_create_one(s, cpu, task, false);
 
@@ -121,8 +122,7 @@ static struct perf_event *cycs_try_cycles(struct cycs_session *s, int cpu,
  * Create one counter of the session.  The first creation of a START decides
  * between cycles and the clock; the others follow that decision.
  */
-static struct perf_event *cycs_create(struct cycs_session *s, int cpu,
-				      struct task_struct *task)
+static struct perf_event *cycs_create(struct cycs_session *s, int cpu, struct task_struct *task)
 {
 	struct perf_event *event;
 	u32 reason = CYCSAMPLE_FALLBACK_REQUESTED;
@@ -201,9 +201,8 @@ static int cycs_attach_task(struct cycs_session *s, struct task_struct *task)
  * Snapshot up to @max threads of @leader's group, with references.  Returns
  * how many were taken; *more says some did not fit.
  */
-static unsigned int cycs_snapshot_threads(struct task_struct *leader,
-					  struct task_struct **tasks, unsigned int max,
-					  bool *more)
+static unsigned int cycs_snapshot_threads(struct task_struct *leader, struct task_struct **tasks,
+					  unsigned int max, bool *more)
 {
 	struct task_struct *t;
 	unsigned int n = 0;
@@ -248,7 +247,7 @@ static int cycs_attach_process(struct cycs_session *s, struct task_struct *leade
 				err = cycs_attach_task(s, tasks[i]);
 				if (!err)
 					attached = true;
-				else if (err == -ESRCH)	/* exiting thread */
+				else if (err == -ESRCH) /* exiting thread */
 					err = 0;
 			}
 			put_task_struct(tasks[i]);

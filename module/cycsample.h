@@ -31,7 +31,7 @@ extern unsigned int cycs_fallback_mhz;
 extern int cycs_cpuhp_state;
 
 /* Enough unwinder entries for the handler's own frames plus a full chain. */
-#define CYCS_KSTACK_ENTRIES	(CYCSAMPLE_MAX_STACK + 64)
+#define CYCS_KSTACK_ENTRIES (CYCSAMPLE_MAX_STACK + 64)
 
 /*
  * Per-CPU scratch space shared by all sessions: the record under
@@ -63,9 +63,9 @@ extern const struct file_operations cycs_fops;
 struct cycs_ring {
 	struct cycsample_ring_header *hdr;
 	u8 *data;
-	u64 head;		/* private producer position */
-	u64 wake_head;		/* head at the last wakeup */
-	u64 lost_pending;	/* dropped since the last LOST record */
+	u64 head; /* private producer position */
+	u64 wake_head; /* head at the last wakeup */
+	u64 lost_pending; /* dropped since the last LOST record */
 	u64 lost;
 	u64 samples;
 	unsigned int cpu;
@@ -78,30 +78,30 @@ struct cycs_ring {
  */
 struct cycs_rings {
 	struct kref ref;
-	atomic_t maps;			/* VMAs currently mapping it */
-	void *base;			/* vmalloc_user() area */
-	size_t size;			/* the one valid mmap length */
-	unsigned long ctl_pages;	/* pages of control area */
-	unsigned long ring_pages;	/* data pages per ring */
-	u64 data_size;			/* bytes of data per ring */
+	atomic_t maps; /* VMAs currently mapping it */
+	void *base; /* vmalloc_user() area */
+	size_t size; /* the one valid mmap length */
+	unsigned long ctl_pages; /* pages of control area */
+	unsigned long ring_pages; /* data pages per ring */
+	u64 data_size; /* bytes of data per ring */
 	u64 wakeup_bytes;
 	unsigned int nr_rings;
-	struct cycs_ring **by_cpu;	/* nr_cpu_ids entries */
+	struct cycs_ring **by_cpu; /* nr_cpu_ids entries */
 	struct cycs_ring ring[];
 };
 
 enum cycs_put_result {
-	CYCS_PUT_LOST,		/* no room: dropped and counted */
+	CYCS_PUT_LOST, /* no room: dropped and counted */
 	CYCS_PUT_OK,
-	CYCS_PUT_WAKE,		/* written, and the reader should be woken */
+	CYCS_PUT_WAKE, /* written, and the reader should be woken */
 };
 
 struct cycs_rings *cycs_rings_alloc(u32 ring_pages, u32 wakeup_bytes);
 void cycs_rings_put(struct cycs_rings *rings);
 bool cycs_rings_mapped(struct cycs_rings *rings);
 int cycs_rings_mmap(struct cycs_rings *rings, struct vm_area_struct *vma);
-enum cycs_put_result cycs_ring_put(struct cycs_rings *rings, struct cycs_ring *r,
-				   const void *rec, u32 len, u64 now);
+enum cycs_put_result cycs_ring_put(struct cycs_rings *rings, struct cycs_ring *r, const void *rec,
+				   u32 len, u64 now);
 void cycs_ring_flush_lost(struct cycs_rings *rings, struct cycs_ring *r, u64 now);
 u64 cycs_ring_unread(struct cycs_rings *rings, struct cycs_ring *r);
 
@@ -125,7 +125,7 @@ struct cycs_stats {
 struct cycs_task_event {
 	struct list_head node;
 	struct perf_event *event;
-	struct task_struct *task;	/* referenced until the counter goes */
+	struct task_struct *task; /* referenced until the counter goes */
 };
 
 /**
@@ -159,7 +159,7 @@ struct cycs_task_event {
  * @exit_work:	notices the target's exit
  */
 struct cycs_session {
-	struct mutex lock;		/* see above: ioctls, mmap, poll, exit work */
+	struct mutex lock; /* see above: ioctls, mmap, poll, exit work */
 	u32 state;
 	bool active;
 	bool privileged;
@@ -209,15 +209,14 @@ int cycs_cpu_offline(unsigned int cpu, struct hlist_node *node);
 
 /* ---- sampler.c --------------------------------------------------------- */
 
-void cycs_overflow(struct perf_event *event, struct perf_sample_data *data,
-		   struct pt_regs *regs);
+void cycs_overflow(struct perf_event *event, struct perf_sample_data *data, struct pt_regs *regs);
 void cycs_emit_exit(struct cycs_session *s);
 void cycs_flush_lost(struct cycs_session *s);
 
 /* ---- callchain.c and callchain-<arch>.c -------------------------------- */
 
-unsigned int cycs_kernel_chain(struct pt_regs *regs, unsigned long *raw, u64 *out,
-			       unsigned int max, u32 *flags);
+unsigned int cycs_kernel_chain(struct pt_regs *regs, unsigned long *raw, u64 *out, unsigned int max,
+			       u32 *flags);
 struct pt_regs *cycs_user_regs(struct pt_regs *regs);
 
 /* per architecture */
@@ -225,8 +224,7 @@ extern const u8 cycs_arch;
 void cycs_arch_sample_regs(struct cycsample_sample *smp, struct pt_regs *regs);
 bool cycs_arch_irqs_masked(struct pt_regs *regs);
 bool cycs_arch_compat(struct pt_regs *uregs);
-unsigned int cycs_arch_user_chain(struct pt_regs *uregs, u64 *out, unsigned int max,
-				  u32 *flags);
+unsigned int cycs_arch_user_chain(struct pt_regs *uregs, u64 *out, unsigned int max, u32 *flags);
 unsigned int cycs_arch_user_regs(struct pt_regs *uregs, u64 *out);
 
 #endif /* CYCS_INTERNAL_H */

@@ -132,8 +132,7 @@ static long cycs_ioctl_info(struct cycs_session *s, void __user *uarg)
 	/* outside s->lock: a fault here may take mmap_lock, which mmap holds */
 	if (copy_to_user(uarg, &info, min_t(size_t, usize, sizeof(info))))
 		return -EFAULT;
-	if (usize > sizeof(info) &&
-	    clear_user(uarg + sizeof(info), usize - sizeof(info)))
+	if (usize > sizeof(info) && clear_user(uarg + sizeof(info), usize - sizeof(info)))
 		return -EFAULT;
 	return 0;
 }
@@ -181,12 +180,12 @@ static __poll_t cycs_poll(struct file *file, struct poll_table_struct *pt)
 }
 
 const struct file_operations cycs_fops = {
-	.owner		= THIS_MODULE,
-	.open		= cycs_open,
-	.release	= cycs_release,
-	.unlocked_ioctl	= cycs_ioctl,
-	.compat_ioctl	= compat_ptr_ioctl,
-	.mmap		= cycs_mmap,
-	.poll		= cycs_poll,
-	.llseek		= noop_llseek,
+	.owner = THIS_MODULE,
+	.open = cycs_open,
+	.release = cycs_release,
+	.unlocked_ioctl = cycs_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.mmap = cycs_mmap,
+	.poll = cycs_poll,
+	.llseek = noop_llseek,
 };

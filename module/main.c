@@ -29,16 +29,16 @@ MODULE_PARM_DESC(max_sessions, "Sessions (open files) allowed at once (default 1
 bool cycs_unprivileged;
 module_param_named(unprivileged, cycs_unprivileged, bool, 0644);
 MODULE_PARM_DESC(unprivileged,
-		 "1: users without CAP_PERFMON may profile their own processes, user mode only (default 0)");
+		 "1: users without CAP_PERFMON may profile own processes (default 0)");
 
 unsigned long cycs_unpriv_min_period = 100000;
 module_param_named(unpriv_min_period, cycs_unpriv_min_period, ulong, 0644);
-MODULE_PARM_DESC(unpriv_min_period, "Smallest period in cycles for unprivileged sessions (default 100000)");
+MODULE_PARM_DESC(unpriv_min_period,
+		 "Smallest period in cycles for unprivileged sessions (default 100000)");
 
 unsigned int cycs_fallback_mhz = 1000;
 module_param_named(fallback_mhz, cycs_fallback_mhz, uint, 0644);
-MODULE_PARM_DESC(fallback_mhz,
-		 "Cycles per microsecond assumed when a period becomes a software-clock period (default 1000)");
+MODULE_PARM_DESC(fallback_mhz, "Cycles per microsecond for software-clock periods (default 1000)");
 
 static ushort cycs_dev_mode = 0600;
 module_param_named(dev_mode, cycs_dev_mode, ushort, 0444);
@@ -52,9 +52,9 @@ int cycs_cpuhp_state;
 struct cycs_scratch __percpu *cycs_scratch;
 
 static struct miscdevice cycs_misc = {
-	.minor	= MISC_DYNAMIC_MINOR,
-	.name	= "cycsample",
-	.fops	= &cycs_fops,
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "cycsample",
+	.fops = &cycs_fops,
 };
 
 /*
@@ -91,8 +91,7 @@ static void cycs_apply_dev_gid(void)
 	if (!err)
 		return;
 out_warn:
-	pr_warn("cannot give /dev/cycsample group %u (%d); use a udev rule\n",
-		cycs_dev_gid, err);
+	pr_warn("cannot give /dev/cycsample group %u (%d); use a udev rule\n", cycs_dev_gid, err);
 }
 
 static int __init cycs_init(void)
@@ -109,8 +108,8 @@ static int __init cycs_init(void)
 		return -ENOMEM;
 
 	/* one state, one instance per running CPUS session */
-	err = cpuhp_setup_state_multi(CPUHP_AP_ONLINE_DYN, "cycsample:online",
-				      cycs_cpu_online, cycs_cpu_offline);
+	err = cpuhp_setup_state_multi(CPUHP_AP_ONLINE_DYN, "cycsample:online", cycs_cpu_online,
+				      cycs_cpu_offline);
 	if (err < 0)
 		goto out_free_scratch;
 	cycs_cpuhp_state = err;

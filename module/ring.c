@@ -187,11 +187,11 @@ static int cycs_vm_mremap(struct vm_area_struct *vma)
 }
 
 static const struct vm_operations_struct cycs_vm_ops = {
-	.open		= cycs_vm_open,
-	.close		= cycs_vm_close,
-	.may_split	= cycs_vm_may_split,
-	.mremap		= cycs_vm_mremap,
-	.pfn_mkwrite	= cycs_vm_pfn_mkwrite,
+	.open = cycs_vm_open,
+	.close = cycs_vm_close,
+	.may_split = cycs_vm_may_split,
+	.mremap = cycs_vm_mremap,
+	.pfn_mkwrite = cycs_vm_pfn_mkwrite,
 };
 
 /**
@@ -222,11 +222,10 @@ int cycs_rings_mmap(struct cycs_rings *rings, struct vm_area_struct *vma)
 	for (off = 0; off < rings->size; off += PAGE_SIZE) {
 		bool hdr = cycs_rings_is_header(rings, off >> PAGE_SHIFT);
 
-		err = remap_pfn_range(vma, vma->vm_start + off,
-				      vmalloc_to_pfn(rings->base + off), PAGE_SIZE,
-				      hdr ? vma->vm_page_prot : ro);
+		err = remap_pfn_range(vma, vma->vm_start + off, vmalloc_to_pfn(rings->base + off),
+				      PAGE_SIZE, hdr ? vma->vm_page_prot : ro);
 		if (err)
-			return err;	/* the core zaps what was mapped */
+			return err; /* the core zaps what was mapped */
 	}
 
 	/* Only now: a failed mmap must not call our close(). */
@@ -254,8 +253,7 @@ static u64 cycs_ring_used(struct cycs_rings *rings, struct cycs_ring *r)
 	return used > rings->data_size ? U64_MAX : used;
 }
 
-static void cycs_ring_copy(struct cycs_rings *rings, struct cycs_ring *r,
-			   const void *rec, u32 len)
+static void cycs_ring_copy(struct cycs_rings *rings, struct cycs_ring *r, const void *rec, u32 len)
 {
 	u64 off = r->head & (rings->data_size - 1);
 	u64 first = min_t(u64, len, rings->data_size - off);
@@ -300,8 +298,8 @@ static void cycs_ring_write_lost(struct cycs_ring *r, struct cycs_rings *rings, 
  * not, the record is dropped and counted, unread data is never overwritten.
  * Safe in NMI: no locks, bounded work.
  */
-enum cycs_put_result cycs_ring_put(struct cycs_rings *rings, struct cycs_ring *r,
-				   const void *rec, u32 len, u64 now)
+enum cycs_put_result cycs_ring_put(struct cycs_rings *rings, struct cycs_ring *r, const void *rec,
+				   u32 len, u64 now)
 {
 	u64 need = len + (r->lost_pending ? sizeof(struct cycsample_lost) : 0);
 	u64 used = cycs_ring_used(rings, r);
@@ -321,8 +319,7 @@ enum cycs_put_result cycs_ring_put(struct cycs_rings *rings, struct cycs_ring *r
 	cycs_ring_publish(r);
 
 	/* One wakeup per wakeup_bytes written while that much is unread. */
-	if (used + need >= rings->wakeup_bytes &&
-	    r->head - r->wake_head >= rings->wakeup_bytes) {
+	if (used + need >= rings->wakeup_bytes && r->head - r->wake_head >= rings->wakeup_bytes) {
 		r->wake_head = r->head;
 		return CYCS_PUT_WAKE;
 	}

@@ -56,8 +56,7 @@ static void cycs_fill_task_event(struct cycsample_task_event *te, u32 type,
  * The target ran a new program since we last looked: emit an EXEC record
  * before the sample, once, whichever CPU sees it first.
  */
-static void cycs_check_exec(struct cycs_session *s, struct cycs_ring *r, u64 now,
-			    bool *wake)
+static void cycs_check_exec(struct cycs_session *s, struct cycs_ring *r, u64 now, bool *wake)
 {
 	struct cycsample_task_event te;
 	u64 seen, id;
@@ -140,8 +139,7 @@ static u32 cycs_build_sample(struct cycs_session *s, struct cycs_scratch *sc,
  * @data: perf's sample data; only ->period is used
  * @regs: the interrupted registers
  */
-void cycs_overflow(struct perf_event *event, struct perf_sample_data *data,
-		   struct pt_regs *regs)
+void cycs_overflow(struct perf_event *event, struct perf_sample_data *data, struct pt_regs *regs)
 {
 	struct cycs_session *s = event->overflow_handler_context;
 	struct cycs_scratch *sc;

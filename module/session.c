@@ -32,7 +32,7 @@
 #include "compat.h"
 
 /* How often a running session looks for its target's exit. */
-#define CYCS_EXIT_POLL		msecs_to_jiffies(50)
+#define CYCS_EXIT_POLL msecs_to_jiffies(50)
 
 static void cycs_wake_irq_work(struct irq_work *work)
 {
@@ -150,9 +150,8 @@ static bool cycs_same_owner(struct task_struct *task)
 
 	rcu_read_lock();
 	tc = __task_cred(task);
-	ok = uid_eq(me->uid, tc->uid) && uid_eq(me->euid, tc->euid) &&
-	     uid_eq(me->suid, tc->suid) && gid_eq(me->gid, tc->gid) &&
-	     gid_eq(me->egid, tc->egid) && gid_eq(me->sgid, tc->sgid);
+	ok = uid_eq(me->uid, tc->uid) && uid_eq(me->euid, tc->euid) && uid_eq(me->suid, tc->suid) &&
+	     gid_eq(me->gid, tc->gid) && gid_eq(me->egid, tc->egid) && gid_eq(me->sgid, tc->sgid);
 	rcu_read_unlock();
 	return ok;
 }
@@ -185,8 +184,7 @@ static bool cycs_target_gone(struct cycs_session *s, struct task_struct *task)
 }
 
 /* Resolve and check the target at CONFIGURE; returns a pid reference. */
-static struct pid *cycs_find_target(struct cycs_session *s,
-				    const struct cycsample_config *cfg)
+static struct pid *cycs_find_target(struct cycs_session *s, const struct cycsample_config *cfg)
 {
 	struct task_struct *task;
 	struct pid *pid;
@@ -194,7 +192,7 @@ static struct pid *cycs_find_target(struct cycs_session *s,
 
 	if (cfg->target <= 0)
 		return ERR_PTR(-ESRCH);
-	pid = find_get_pid(cfg->target);	/* in the caller's namespace */
+	pid = find_get_pid(cfg->target); /* in the caller's namespace */
 	if (!pid)
 		return ERR_PTR(-ESRCH);
 	task = get_pid_task(pid, cycs_pid_type(cfg->target_type));
@@ -227,8 +225,8 @@ static int cycs_check_unprivileged(struct cycsample_config *cfg)
 		return 0;
 	if (cfg->flags & CYCSAMPLE_CFG_FREQ) {
 		/* the rate min_period cycles give at fallback_mhz */
-		u64 hz = div64_u64((u64)max(READ_ONCE(cycs_fallback_mhz), 1U) * 1000000,
-				   min_period);
+		u64 hz =
+			div64_u64((u64)max(READ_ONCE(cycs_fallback_mhz), 1U) * 1000000, min_period);
 
 		return cfg->sample_period > hz ? -EINVAL : 0;
 	}
@@ -398,8 +396,8 @@ out_unlock:
  */
 static void cycs_exit_work(struct work_struct *work)
 {
-	struct cycs_session *s = container_of(to_delayed_work(work), struct cycs_session,
-					      exit_work);
+	struct cycs_session *s =
+		container_of(to_delayed_work(work), struct cycs_session, exit_work);
 
 	mutex_lock(&s->lock);
 	if (s->state != CYCSAMPLE_STATE_RUNNING || !s->target_task)
@@ -497,8 +495,7 @@ __poll_t cycs_session_poll(struct cycs_session *s)
 	}
 	if (state == CYCSAMPLE_STATE_ENDED)
 		mask = most ? EPOLLIN | EPOLLRDNORM : EPOLLHUP;
-	else if (most >= s->rings->wakeup_bytes ||
-		 (most && state == CYCSAMPLE_STATE_STOPPED))
+	else if (most >= s->rings->wakeup_bytes || (most && state == CYCSAMPLE_STATE_STOPPED))
 		mask = EPOLLIN | EPOLLRDNORM;
 out_unlock:
 	mutex_unlock(&s->lock);

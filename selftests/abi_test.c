@@ -12,9 +12,10 @@
 
 #include "cycsample_test_lib.h"
 
-FIXTURE(abi) {
-	int fd;				/* an open session, or -errno */
-	struct cycsample_config cfg;	/* valid: this process, default everything */
+FIXTURE(abi)
+{
+	int fd; /* an open session, or -errno */
+	struct cycsample_config cfg; /* valid: this process, default everything */
 	long page;
 };
 
@@ -31,11 +32,12 @@ FIXTURE_TEARDOWN(abi)
 		close(self->fd);
 }
 
-#define ABI_BEGIN() do {							\
-	CS_REQUIRE_DEVICE();							\
-	CS_REQUIRE_ROOT();							\
-	ASSERT_LE(0, self->fd) TH_LOG("open: %s", strerror(-self->fd));	\
-} while (0)
+#define ABI_BEGIN()                                                             \
+	do {                                                                    \
+		CS_REQUIRE_DEVICE();                                            \
+		CS_REQUIRE_ROOT();                                              \
+		ASSERT_LE(0, self->fd) TH_LOG("open: %s", strerror(-self->fd)); \
+	} while (0)
 
 static int state_of(int fd)
 {
@@ -80,7 +82,7 @@ TEST_F(abi, info_size_below_8_is_einval)
 	for (size = 0; size < 8; size++) {
 		info.size = size;
 		EXPECT_EQ(EINVAL, cs_ioctl(self->fd, CYCSAMPLE_IOC_INFO, &info))
-			TH_LOG("size %u", size);
+		TH_LOG("size %u", size);
 	}
 }
 
@@ -166,7 +168,7 @@ TEST_F(abi, configure_size_above_page_is_e2big)
 	ABI_BEGIN();
 	ASSERT_NE(NULL, big);
 	memcpy(big, &self->cfg, sizeof(self->cfg));
-	big->size = self->page + 8;	/* the tail is zero, only the size is too big */
+	big->size = self->page + 8; /* the tail is zero, only the size is too big */
 	EXPECT_EQ(E2BIG, cs_configure(self->fd, big));
 	free(big);
 }
@@ -205,7 +207,7 @@ TEST_F(abi, configure_defaults_are_reported_by_info)
 	EXPECT_EQ(CYCSAMPLE_TARGET_PID, info.target_type);
 	EXPECT_EQ(getpid(), info.target);
 	EXPECT_EQ(CS_PERIOD, info.sample_period);
-	EXPECT_EQ(0, info.config_flags);	/* root: USER_ONLY is not forced */
+	EXPECT_EQ(0, info.config_flags); /* root: USER_ONLY is not forced */
 	EXPECT_EQ(CYCSAMPLE_DEFAULT_STACK, info.max_stack);
 	EXPECT_EQ(self->page, info.page_size);
 	EXPECT_EQ(cs_nr_possible_cpus(), info.nr_rings);
@@ -261,9 +263,12 @@ TEST_F(abi, configure_bad_target_type_is_einval)
 TEST_F(abi, configure_bad_event_is_einval)
 {
 	/* 16..18 are only reported in INFO, never requested. */
-	static const __u32 events[] = { 0, 3, CYCSAMPLE_EVENT_HW_CYCLES,
+	static const __u32 events[] = { 0,
+					3,
+					CYCSAMPLE_EVENT_HW_CYCLES,
 					CYCSAMPLE_EVENT_SW_CPU_CLOCK,
-					CYCSAMPLE_EVENT_SW_TASK_CLOCK, 0xffffffff };
+					CYCSAMPLE_EVENT_SW_TASK_CLOCK,
+					0xffffffff };
 	size_t i;
 
 	ABI_BEGIN();
@@ -296,7 +301,7 @@ TEST_F(abi, configure_period_above_max_is_einval)
 	for (i = 0; i < sizeof(periods) / sizeof(periods[0]); i++) {
 		self->cfg.sample_period = periods[i];
 		EXPECT_EQ(EINVAL, cs_configure(self->fd, &self->cfg))
-			TH_LOG("period %#llx", (unsigned long long)periods[i]);
+		TH_LOG("period %#llx", (unsigned long long)periods[i]);
 	}
 }
 
@@ -321,7 +326,7 @@ TEST_F(abi, configure_freq_zero_or_above_max_is_einval)
 	EXPECT_EQ(EINVAL, cs_configure(self->fd, &self->cfg));
 	self->cfg.sample_period = CYCSAMPLE_MAX_FREQ + 1ULL;
 	EXPECT_EQ(EINVAL, cs_configure(self->fd, &self->cfg));
-	self->cfg.sample_period = 1ULL << 32 | 1000;	/* no truncation to 32 bits */
+	self->cfg.sample_period = 1ULL << 32 | 1000; /* no truncation to 32 bits */
 	EXPECT_EQ(EINVAL, cs_configure(self->fd, &self->cfg));
 }
 
@@ -436,9 +441,9 @@ TEST_F(abi, configure_each_target_type_is_accepted)
 	while (!__atomic_load_n(&tid, __ATOMIC_ACQUIRE))
 		cs_sleep_ms(1);
 
-	EXPECT_EQ(0, cs_configure(self->fd, &self->cfg));	/* PID: this process */
+	EXPECT_EQ(0, cs_configure(self->fd, &self->cfg)); /* PID: this process */
 
-	cs_config_init(&self->cfg, CYCSAMPLE_TARGET_TID, tid);	/* TID: another thread */
+	cs_config_init(&self->cfg, CYCSAMPLE_TARGET_TID, tid); /* TID: another thread */
 	ASSERT_EQ(0, cs_configure(self->fd, &self->cfg));
 	ASSERT_EQ(0, cs_info(self->fd, &info));
 	EXPECT_EQ(CYCSAMPLE_TARGET_TID, info.target_type);
@@ -606,8 +611,8 @@ TEST_F(abi, unknown_ioctl_is_enotty)
 		_IO(CYCSAMPLE_IOC_MAGIC, 0x00),
 		_IO(CYCSAMPLE_IOC_MAGIC, 0x05),
 		_IOWR(CYCSAMPLE_IOC_MAGIC, 0x7f, struct cycsample_info),
-		_IO('x', 0x02),					/* START's nr, other magic */
-		_IOW(CYCSAMPLE_IOC_MAGIC, 0x01, __u64),		/* CONFIGURE's nr, other size */
+		_IO('x', 0x02), /* START's nr, other magic */
+		_IOW(CYCSAMPLE_IOC_MAGIC, 0x01, __u64), /* CONFIGURE's nr, other size */
 		_IOR(CYCSAMPLE_IOC_MAGIC, 0x04, struct cycsample_info), /* INFO, other dir */
 	};
 	unsigned char arg[sizeof(struct cycsample_info)] = { 0 };

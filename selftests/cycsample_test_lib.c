@@ -70,8 +70,7 @@ void cs_config_init(struct cycsample_config *cfg, __u32 target_type, __s32 targe
 	cfg->sample_period = CS_PERIOD;
 }
 
-int cs_session_open(struct cs_session *s, const struct cycsample_config *cfg,
-		    const char **step)
+int cs_session_open(struct cs_session *s, const struct cycsample_config *cfg, const char **step)
 {
 	const char *dummy;
 	void *base;
@@ -173,7 +172,11 @@ const unsigned char *cs_ring_data(const struct cs_session *s, unsigned int i)
 	return (const unsigned char *)s->base + cs_control(s)->rings[i].data_offset;
 }
 
-#define PROBLEM(...) do { snprintf(buf, len, __VA_ARGS__); return buf; } while (0)
+#define PROBLEM(...)                             \
+	do {                                     \
+		snprintf(buf, len, __VA_ARGS__); \
+		return buf;                      \
+	} while (0)
 
 const char *cs_control_problem(const struct cs_session *s, char *buf, size_t len)
 {
@@ -211,8 +214,8 @@ const char *cs_control_problem(const struct cs_session *s, char *buf, size_t len
 		if (d->header_offset != off || d->data_offset != off + page)
 			PROBLEM("ring %u at %llu/%llu, layout says %llu/%llu", i,
 				(unsigned long long)d->header_offset,
-				(unsigned long long)d->data_offset,
-				(unsigned long long)off, (unsigned long long)(off + page));
+				(unsigned long long)d->data_offset, (unsigned long long)off,
+				(unsigned long long)(off + page));
 		if (d->data_size != data)
 			PROBLEM("ring %u data_size %llu", i, (unsigned long long)d->data_size);
 		if (d->reserved)
@@ -293,7 +296,7 @@ long cs_drain_ring(struct cs_session *s, unsigned int i, struct cs_recs *out)
 
 	/* Pairs with the producer's store_release of data_head: records are complete. */
 	head = __atomic_load_n(&h->data_head, __ATOMIC_ACQUIRE);
-	pos = h->data_tail;	/* only this reader writes it */
+	pos = h->data_tail; /* only this reader writes it */
 	if (head - pos > size) {
 		recs_error(out, "ring %u: head %llu tail %llu more than %llu apart", i,
 			   (unsigned long long)head, (unsigned long long)pos,
@@ -314,8 +317,8 @@ long cs_drain_ring(struct cs_session *s, unsigned int i, struct cs_recs *out)
 		ring_copy(data, size, pos, &rh, sizeof(rh));
 		if (rh.size < sizeof(rh) || rh.size % 8 || rh.size > CYCSAMPLE_MAX_RECORD_SIZE ||
 		    rh.size > head - pos) {
-			recs_error(out, "ring %u: record at %llu type %u size %u (unread %llu)",
-				   i, (unsigned long long)pos, rh.type, rh.size,
+			recs_error(out, "ring %u: record at %llu type %u size %u (unread %llu)", i,
+				   (unsigned long long)pos, rh.type, rh.size,
 				   (unsigned long long)(head - pos));
 			pos = head;
 			break;
@@ -395,7 +398,8 @@ static const char *sample_problem(const struct cycsample_sample *smp, const stru
 	__u32 cfl = info->config_flags;
 	size_t want;
 
-	want = sizeof(*smp) + sizeof(__u64) * ((size_t)smp->nr_kernel + smp->nr_user + smp->nr_regs);
+	want = sizeof(*smp) +
+	       sizeof(__u64) * ((size_t)smp->nr_kernel + smp->nr_user + smp->nr_regs);
 	if (smp->hdr.size != want)
 		PROBLEM("sample size %u, counts imply %zu", smp->hdr.size, want);
 	if (smp->arch != CS_ARCH)
@@ -441,16 +445,16 @@ static const char *sample_problem(const struct cycsample_sample *smp, const stru
 	    cs_user_frames(smp)[0] != smp->pc)
 		PROBLEM("user chain starts at %#llx, pc %#llx",
 			(unsigned long long)cs_user_frames(smp)[0], (unsigned long long)smp->pc);
-	if (smp->nr_regs && smp->nr_user && cs_user_regs(smp)[CS_USER_REG_PC] !=
-	    cs_user_frames(smp)[0])
+	if (smp->nr_regs && smp->nr_user &&
+	    cs_user_regs(smp)[CS_USER_REG_PC] != cs_user_frames(smp)[0])
 		PROBLEM("user regs pc %#llx, user chain starts at %#llx",
 			(unsigned long long)cs_user_regs(smp)[CS_USER_REG_PC],
 			(unsigned long long)cs_user_frames(smp)[0]);
 	return NULL;
 }
 
-const char *cs_record_problem(const struct cs_rec *r, const struct cycsample_info *info,
-			      char *buf, size_t len)
+const char *cs_record_problem(const struct cs_rec *r, const struct cycsample_info *info, char *buf,
+			      size_t len)
 {
 	const struct cycsample_record_header *h = cs_hdr(r);
 	const struct cycsample_task_event *te;
@@ -483,8 +487,8 @@ const char *cs_record_problem(const struct cs_rec *r, const struct cycsample_inf
 	}
 }
 
-const char *cs_recs_problem(const struct cs_recs *r, const struct cycsample_info *info,
-			    char *buf, size_t len)
+const char *cs_recs_problem(const struct cs_recs *r, const struct cycsample_info *info, char *buf,
+			    size_t len)
 {
 	uint64_t last_time[1024] = { 0 };
 	size_t i;
@@ -558,8 +562,8 @@ unsigned long cs_count_pc_in(const struct cs_recs *r, pid_t pid, const void *lo,
 	for (i = 0; i < r->n; i++) {
 		const struct cycsample_sample *smp = cs_sample(&r->v[i]);
 
-		if (smp && (!pid || smp->pid == (__u32)pid) &&
-		    smp->pc >= (uintptr_t)lo && smp->pc < (uintptr_t)hi)
+		if (smp && (!pid || smp->pid == (__u32)pid) && smp->pc >= (uintptr_t)lo &&
+		    smp->pc < (uintptr_t)hi)
 			n++;
 	}
 	return n;
@@ -576,8 +580,7 @@ static volatile int cs_stop_spinning;
 /* An empty asm after a call keeps the call from becoming a tail call. */
 #define NO_TAIL_CALL() __asm__ __volatile__("" ::: "memory")
 
-__attribute__((noinline, used, section("cs_text_leaf")))
-static void cs_spin_leaf(void)
+__attribute__((noinline, used, section("cs_text_leaf"))) static void cs_spin_leaf(void)
 {
 	/*
 	 * The leaf must set up its frame pointer.  gcc 12 on x86_64 omits it in
@@ -592,15 +595,13 @@ static void cs_spin_leaf(void)
 	cs_sink = n;
 }
 
-__attribute__((noinline, used, section("cs_text_mid")))
-static void cs_spin_mid(void)
+__attribute__((noinline, used, section("cs_text_mid"))) static void cs_spin_mid(void)
 {
 	cs_spin_leaf();
 	NO_TAIL_CALL();
 }
 
-__attribute__((noinline, used, section("cs_text_outer")))
-void cs_spin_outer(void)
+__attribute__((noinline, used, section("cs_text_outer"))) void cs_spin_outer(void)
 {
 	cs_spin_mid();
 	NO_TAIL_CALL();
@@ -633,8 +634,7 @@ static void cs_deep(unsigned int depth);
 /* Called through a pointer so the compiler neither unrolls nor flags the recursion. */
 static void (*volatile cs_deep_next)(unsigned int) = cs_deep;
 
-__attribute__((noinline))
-static void cs_deep(unsigned int depth)
+__attribute__((noinline)) static void cs_deep(unsigned int depth)
 {
 	if (!depth)
 		cs_spin_outer();
@@ -648,16 +648,14 @@ void cs_spin_deep(unsigned int depth)
 	abort();
 }
 
-__attribute__((noinline, used, section("cs_text_priv")))
-static void cs_spin_priv(void)
+__attribute__((noinline, used, section("cs_text_priv"))) static void cs_spin_priv(void)
 {
 	while (!cs_stop_spinning)
 		cs_sink++;
 }
 
 /* See CS_SPIN_ENV: turn this exec of a test binary into a target. */
-__attribute__((constructor))
-static void cs_spin_on_request(void)
+__attribute__((constructor)) static void cs_spin_on_request(void)
 {
 	const char *mode = getenv(CS_SPIN_ENV);
 	int euid;

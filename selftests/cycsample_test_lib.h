@@ -17,26 +17,26 @@
 
 #include <linux/cycsample.h>
 
-#define CS_NODE		CYCSAMPLE_DEVICE
-#define CS_MODULE_DIR	"/sys/module/cycsample"
-#define CS_PARAM_DIR	CS_MODULE_DIR "/parameters"
-#define CS_SAMPLE_RATE	"/proc/sys/kernel/perf_event_max_sample_rate"
+#define CS_NODE CYCSAMPLE_DEVICE
+#define CS_MODULE_DIR "/sys/module/cycsample"
+#define CS_PARAM_DIR CS_MODULE_DIR "/parameters"
+#define CS_SAMPLE_RATE "/proc/sys/kernel/perf_event_max_sample_rate"
 
 /* A period that gives a few hundred samples a second per busy CPU under TCG. */
-#define CS_PERIOD	1000000ULL
+#define CS_PERIOD 1000000ULL
 
-#define CS_NOBODY	65534
+#define CS_NOBODY 65534
 
 #if defined(__aarch64__)
-#define CS_KERNEL_VA_START	0xffff000000000000ULL
-#define CS_ARCH			CYCSAMPLE_ARCH_ARM64
-#define CS_NR_USER_REGS		34	/* x0..x30, sp, pc, pstate */
-#define CS_USER_REG_PC		32
+#define CS_KERNEL_VA_START 0xffff000000000000ULL
+#define CS_ARCH CYCSAMPLE_ARCH_ARM64
+#define CS_NR_USER_REGS 34 /* x0..x30, sp, pc, pstate */
+#define CS_USER_REG_PC 32
 #elif defined(__x86_64__)
-#define CS_KERNEL_VA_START	0xffff800000000000ULL
-#define CS_ARCH			CYCSAMPLE_ARCH_X86_64
-#define CS_NR_USER_REGS		21	/* struct pt_regs: r15 .. ss */
-#define CS_USER_REG_PC		16	/* ip */
+#define CS_KERNEL_VA_START 0xffff800000000000ULL
+#define CS_ARCH CYCSAMPLE_ARCH_X86_64
+#define CS_NR_USER_REGS 21 /* struct pt_regs: r15 .. ss */
+#define CS_USER_REG_PC 16 /* ip */
 #else
 #error "cycsample selftests support arm64 and x86_64"
 #endif
@@ -49,13 +49,13 @@ struct cs_recs;
 
 struct cs_session {
 	int fd;
-	struct cycsample_info info;	/* as of the last cs_session_info() */
-	void *base;			/* the mapping, or NULL */
+	struct cycsample_info info; /* as of the last cs_session_info() */
+	void *base; /* the mapping, or NULL */
 	size_t map_len;
 };
 
-int cs_open(void);				/* fd, or -errno */
-int cs_ioctl(int fd, unsigned long cmd, void *arg);	/* 0 or errno */
+int cs_open(void); /* fd, or -errno */
+int cs_ioctl(int fd, unsigned long cmd, void *arg); /* 0 or errno */
 int cs_configure(int fd, const struct cycsample_config *cfg);
 int cs_info(int fd, struct cycsample_info *info);
 int cs_start(int fd);
@@ -69,10 +69,9 @@ void cs_config_init(struct cycsample_config *cfg, __u32 target_type, __s32 targe
  * errno and names the failing step in *step (if step is not NULL); the
  * session is then closed.
  */
-int cs_session_open(struct cs_session *s, const struct cycsample_config *cfg,
-		    const char **step);
-int cs_session_info(struct cs_session *s);	/* refresh s->info */
-void cs_session_close(struct cs_session *s);	/* munmap and close, whatever is open */
+int cs_session_open(struct cs_session *s, const struct cycsample_config *cfg, const char **step);
+int cs_session_info(struct cs_session *s); /* refresh s->info */
+void cs_session_close(struct cs_session *s); /* munmap and close, whatever is open */
 
 /*
  * The common run: cs_session_open(), START, cs_collect_for(@ms), STOP (unless
@@ -97,17 +96,17 @@ const char *cs_control_problem(const struct cs_session *s, char *buf, size_t len
 /* ---------------------------------------------------------------------- */
 
 struct cs_rec {
-	unsigned int ring;		/* index in the ring directory */
-	unsigned int ring_cpu;		/* that ring's CPU */
-	uint64_t pos;			/* free-running position in the ring */
-	void *buf;			/* a copy of the whole record */
+	unsigned int ring; /* index in the ring directory */
+	unsigned int ring_cpu; /* that ring's CPU */
+	uint64_t pos; /* free-running position in the ring */
+	void *buf; /* a copy of the whole record */
 };
 
 struct cs_recs {
 	struct cs_rec *v;
 	size_t n, cap;
-	unsigned int errors;		/* protocol violations seen while reading */
-	char error[160];		/* the first one */
+	unsigned int errors; /* protocol violations seen while reading */
+	char error[160]; /* the first one */
 };
 
 static inline const struct cycsample_record_header *cs_hdr(const struct cs_rec *r)
@@ -163,20 +162,20 @@ void cs_recs_free(struct cs_recs *r);
  * known type, size exactly what its type and counts imply, counts within
  * max_stack, reserved fields zero, arch right, comm terminated.
  */
-const char *cs_record_problem(const struct cs_rec *r, const struct cycsample_info *info,
-			      char *buf, size_t len);
+const char *cs_record_problem(const struct cs_rec *r, const struct cycsample_info *info, char *buf,
+			      size_t len);
 
 /*
  * NULL if reading met no protocol error, every record passes
  * cs_record_problem() and times do not go backwards within a ring.
  */
-const char *cs_recs_problem(const struct cs_recs *r, const struct cycsample_info *info,
-			    char *buf, size_t len);
+const char *cs_recs_problem(const struct cs_recs *r, const struct cycsample_info *info, char *buf,
+			    size_t len);
 
 struct cs_counts {
 	unsigned long records, samples, lost_records, exec, exits;
-	unsigned long user, kernel;	/* samples by CYCSAMPLE_SAMPLE_USER / _KERNEL */
-	uint64_t lost;			/* sum of cycsample_lost.lost */
+	unsigned long user, kernel; /* samples by CYCSAMPLE_SAMPLE_USER / _KERNEL */
+	uint64_t lost; /* sum of cycsample_lost.lost */
 };
 
 void cs_count(const struct cs_recs *r, struct cs_counts *c);
@@ -198,7 +197,7 @@ extern const char __start_cs_text_leaf[], __stop_cs_text_leaf[];
 extern const char __start_cs_text_mid[], __stop_cs_text_mid[];
 extern const char __start_cs_text_outer[], __stop_cs_text_outer[];
 
-#define CS_IN_TEXT(sec, addr) \
+#define CS_IN_TEXT(sec, addr)                                              \
 	((uint64_t)(addr) >= (uint64_t)(uintptr_t)__start_cs_text_##sec && \
 	 (uint64_t)(addr) < (uint64_t)(uintptr_t)__stop_cs_text_##sec)
 
@@ -217,7 +216,7 @@ void cs_spin_deep(unsigned int depth) __attribute__((noreturn));
  *   "priv:<fd>" write geteuid() as an int to <fd>, then spin in cs_spin_priv(),
  *               whose code is [__start_cs_text_priv, __stop_cs_text_priv)
  */
-#define CS_SPIN_ENV	"CYCSAMPLE_SELFTEST_SPIN"
+#define CS_SPIN_ENV "CYCSAMPLE_SELFTEST_SPIN"
 extern const char __start_cs_text_priv[], __stop_cs_text_priv[];
 /* Path of the running test binary (readlink of /proc/self/exe), or NULL. */
 const char *cs_self_exe(void);
@@ -231,8 +230,8 @@ const char *cs_self_exe(void);
  * _exit()s with its return value.  Returns the child's pid or -errno.
  */
 pid_t cs_spawn(int (*fn)(void *), void *arg);
-pid_t cs_spawn_spinner(void);		/* cs_spin_outer() */
-pid_t cs_spawn_syscaller(void);		/* cs_spin_syscalls() */
+pid_t cs_spawn_spinner(void); /* cs_spin_outer() */
+pid_t cs_spawn_syscaller(void); /* cs_spin_syscalls() */
 /* SIGKILL and reap, ignoring errors (for cleanup). */
 void cs_kill(pid_t pid);
 /* waitpid() for at most @ms; returns the wait status or -1 on timeout. */
@@ -255,13 +254,13 @@ uint64_t cs_now_ms(void);
 /* System state                                                           */
 /* ---------------------------------------------------------------------- */
 
-int cs_read_file(const char *path, char *buf, size_t len);	/* 0 or errno */
-int cs_write_file(const char *path, const char *s);		/* 0 or errno */
-int cs_param_get(const char *name, long *val);			/* 0 or errno */
-int cs_param_set(const char *name, long val);			/* 0 or errno */
+int cs_read_file(const char *path, char *buf, size_t len); /* 0 or errno */
+int cs_write_file(const char *path, const char *s); /* 0 or errno */
+int cs_param_get(const char *name, long *val); /* 0 or errno */
+int cs_param_set(const char *name, long val); /* 0 or errno */
 /* Undo the kernel's throttling of perf_event_max_sample_rate (writes 100000). */
 void cs_reset_sample_rate(void);
-int cs_module_refcnt(void);		/* /sys/module/cycsample/refcnt, or -1 */
+int cs_module_refcnt(void); /* /sys/module/cycsample/refcnt, or -1 */
 int cs_nr_possible_cpus(void);
 int cs_nr_online_cpus(void);
 bool cs_module_loaded(void);
@@ -276,37 +275,42 @@ bool cs_module_loaded(void);
  * would run the body anyway).  No module: skip.  Module loaded without its
  * device node: that is a failure, not a skip.
  */
-#define CS_REQUIRE_DEVICE() do {						\
-	if (!cs_module_loaded())						\
-		SKIP(return, "cycsample module not loaded");			\
-	ASSERT_EQ(0, access(CS_NODE, F_OK)) TH_LOG("module loaded but no " CS_NODE); \
-} while (0)
+#define CS_REQUIRE_DEVICE()                                                                  \
+	do {                                                                                 \
+		if (!cs_module_loaded())                                                     \
+			SKIP(return, "cycsample module not loaded");                         \
+		ASSERT_EQ(0, access(CS_NODE, F_OK)) TH_LOG("module loaded but no " CS_NODE); \
+	} while (0)
 
-#define CS_REQUIRE_ROOT() do {							\
-	if (geteuid() != 0)							\
-		SKIP(return, "needs root");					\
-} while (0)
+#define CS_REQUIRE_ROOT()                           \
+	do {                                        \
+		if (geteuid() != 0)                 \
+			SKIP(return, "needs root"); \
+	} while (0)
 
 /* ASSERT that a session opened; log which step failed and why. */
-#define CS_ASSERT_SESSION(s, cfg) do {						\
-	const char *__step = "";						\
-	int __err = cs_session_open((s), (cfg), &__step);			\
-	ASSERT_EQ(0, __err) TH_LOG("%s: %s", __step, strerror(__err));	\
-} while (0)
+#define CS_ASSERT_SESSION(s, cfg)                                              \
+	do {                                                                   \
+		const char *__step = "";                                       \
+		int __err = cs_session_open((s), (cfg), &__step);              \
+		ASSERT_EQ(0, __err) TH_LOG("%s: %s", __step, strerror(__err)); \
+	} while (0)
 
 /* ASSERT that cs_sample_for() worked. */
-#define CS_ASSERT_SAMPLE_FOR(cfg, ms, recs, info) do {				\
-	const char *__step = "";						\
-	int __err = cs_sample_for((cfg), (ms), (recs), (info), &__step);	\
-	ASSERT_EQ(0, __err) TH_LOG("%s: %s", __step, strerror(__err));	\
-} while (0)
+#define CS_ASSERT_SAMPLE_FOR(cfg, ms, recs, info)                                \
+	do {                                                                     \
+		const char *__step = "";                                         \
+		int __err = cs_sample_for((cfg), (ms), (recs), (info), &__step); \
+		ASSERT_EQ(0, __err) TH_LOG("%s: %s", __step, strerror(__err));   \
+	} while (0)
 
 /* ASSERT that the records are well formed. */
-#define CS_ASSERT_RECS_OK(recs, info) do {					\
-	char __why[200];							\
-	const char *__p = cs_recs_problem((recs), (info), __why, sizeof(__why)); \
-	ASSERT_EQ(NULL, __p) TH_LOG("%s", __p);				\
-} while (0)
+#define CS_ASSERT_RECS_OK(recs, info)                                                    \
+	do {                                                                             \
+		char __why[200];                                                         \
+		const char *__p = cs_recs_problem((recs), (info), __why, sizeof(__why)); \
+		ASSERT_EQ(NULL, __p) TH_LOG("%s", __p);                                  \
+	} while (0)
 #endif
 
 #endif /* CYCSAMPLE_TEST_LIB_H */

@@ -71,28 +71,30 @@ static bool pmu_dir_exists(const char *name)
 	return name[0] && !access(path, F_OK);
 }
 
-FIXTURE(fallback) {
+FIXTURE(fallback)
+{
 	pid_t child;
 	struct cycsample_config cfg;
 	struct cycsample_info info;
 	struct cs_recs recs;
-	long mhz;			/* fallback_mhz as found, to restore */
-	bool pmu;			/* the platform has usable hardware cycles */
+	long mhz; /* fallback_mhz as found, to restore */
+	bool pmu; /* the platform has usable hardware cycles */
 	int pmu_errno;
 	char sysfs_pmu[256];
 };
 
-FIXTURE_VARIANT(fallback) {
+FIXTURE_VARIANT(fallback)
+{
 	__u32 target_type;
-	__u32 clock_event;		/* the software clock this target type gets */
+	__u32 clock_event; /* the software clock this target type gets */
 };
 
-FIXTURE_VARIANT_ADD(fallback, pid) {
+FIXTURE_VARIANT_ADD(fallback, pid){
 	.target_type = CYCSAMPLE_TARGET_PID,
 	.clock_event = CYCSAMPLE_EVENT_SW_TASK_CLOCK,
 };
 
-FIXTURE_VARIANT_ADD(fallback, cpus) {
+FIXTURE_VARIANT_ADD(fallback, cpus){
 	.target_type = CYCSAMPLE_TARGET_CPUS,
 	.clock_event = CYCSAMPLE_EVENT_SW_CPU_CLOCK,
 };
@@ -105,8 +107,7 @@ FIXTURE_SETUP(fallback)
 	if (cs_param_get("fallback_mhz", &self->mhz))
 		self->mhz = -1;
 	self->pmu_errno = perf_cycles_errno();
-	self->pmu = sysfs_cycles_pmu(self->sysfs_pmu, sizeof(self->sysfs_pmu)) &&
-		    !self->pmu_errno;
+	self->pmu = sysfs_cycles_pmu(self->sysfs_pmu, sizeof(self->sysfs_pmu)) && !self->pmu_errno;
 }
 
 FIXTURE_TEARDOWN(fallback)
@@ -118,16 +119,17 @@ FIXTURE_TEARDOWN(fallback)
 	cs_reset_sample_rate();
 }
 
-#define FALLBACK_BEGIN() do {							\
-	CS_REQUIRE_DEVICE();							\
-	CS_REQUIRE_ROOT();							\
-	ASSERT_LT(0, self->child);						\
-	ASSERT_LT(0, self->mhz) TH_LOG("no fallback_mhz parameter");		\
-	cs_reset_sample_rate();							\
-	TH_LOG("platform: %s cycles (sysfs PMU '%s', perf_event_open: %s)",	\
-	       self->pmu ? "hardware" : "no hardware", self->sysfs_pmu,	\
-	       strerror(self->pmu_errno));					\
-} while (0)
+#define FALLBACK_BEGIN()                                                            \
+	do {                                                                        \
+		CS_REQUIRE_DEVICE();                                                \
+		CS_REQUIRE_ROOT();                                                  \
+		ASSERT_LT(0, self->child);                                          \
+		ASSERT_LT(0, self->mhz) TH_LOG("no fallback_mhz parameter");        \
+		cs_reset_sample_rate();                                             \
+		TH_LOG("platform: %s cycles (sysfs PMU '%s', perf_event_open: %s)", \
+		       self->pmu ? "hardware" : "no hardware", self->sysfs_pmu,     \
+		       strerror(self->pmu_errno));                                  \
+	} while (0)
 
 /* The software clock period of @cycles at @mhz, in ns. */
 static __u64 clock_ns(__u64 cycles, long mhz)
@@ -146,7 +148,7 @@ TEST_F(fallback, clock_event_uses_the_software_clock)
 	EXPECT_EQ(CYCSAMPLE_FALLBACK_REQUESTED, self->info.fallback_reason);
 	EXPECT_EQ(0, self->info.fallback_errno);
 	EXPECT_EQ(clock_ns(CS_PERIOD, self->mhz), self->info.clock_period_ns);
-	CS_ASSERT_RECS_OK(&self->recs, &self->info);	/* SW_CLOCK on every sample */
+	CS_ASSERT_RECS_OK(&self->recs, &self->info); /* SW_CLOCK on every sample */
 	cs_count(&self->recs, &c);
 	EXPECT_LT(10, c.samples);
 }
@@ -173,7 +175,7 @@ TEST_F(fallback, cycles_event_matches_the_platform)
 		EXPECT_EQ(0, self->info.fallback_errno);
 		EXPECT_EQ(0, self->info.clock_period_ns);
 		EXPECT_TRUE(pmu_dir_exists(self->info.pmu_name))
-			TH_LOG("pmu_name '%.32s' is not in " PMU_DIR, self->info.pmu_name);
+		TH_LOG("pmu_name '%.32s' is not in " PMU_DIR, self->info.pmu_name);
 	} else {
 		EXPECT_EQ(variant->clock_event, self->info.event);
 		if (self->pmu_errno == ENOENT) {
@@ -187,10 +189,10 @@ TEST_F(fallback, cycles_event_matches_the_platform)
 		}
 		EXPECT_EQ(clock_ns(CS_PERIOD, self->mhz), self->info.clock_period_ns);
 	}
-	CS_ASSERT_RECS_OK(&self->recs, &self->info);	/* SW_CLOCK flag agrees with event */
+	CS_ASSERT_RECS_OK(&self->recs, &self->info); /* SW_CLOCK flag agrees with event */
 	cs_count(&self->recs, &c);
-	EXPECT_LT(10, c.samples) TH_LOG("%s must still sample",
-					self->pmu ? "the PMU" : "the fallback");
+	EXPECT_LT(10, c.samples)
+	TH_LOG("%s must still sample", self->pmu ? "the PMU" : "the fallback");
 }
 
 TEST_F(fallback, no_fallback_uses_the_pmu_or_fails_with_its_error)
@@ -215,7 +217,7 @@ TEST_F(fallback, no_fallback_uses_the_pmu_or_fails_with_its_error)
 	} else {
 		/* CONFIGURE or START, whichever creates the counter, fails like the PMU. */
 		EXPECT_EQ(self->pmu_errno ? self->pmu_errno : ENOENT, err)
-			TH_LOG("%s", strerror(err));
+		TH_LOG("%s", strerror(err));
 		ASSERT_EQ(0, cs_info(fd, &info));
 		EXPECT_NE(CYCSAMPLE_STATE_RUNNING, info.state);
 	}

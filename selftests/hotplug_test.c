@@ -11,7 +11,8 @@
 
 #define CPU1_ONLINE "/sys/devices/system/cpu/cpu1/online"
 
-FIXTURE(hotplug) {
+FIXTURE(hotplug)
+{
 	pid_t spinner;
 	struct cs_session s;
 	struct cs_recs recs;
@@ -32,14 +33,15 @@ FIXTURE_TEARDOWN(hotplug)
 	cs_reset_sample_rate();
 }
 
-#define HOTPLUG_BEGIN() do {							\
-	CS_REQUIRE_DEVICE();							\
-	CS_REQUIRE_ROOT();							\
-	if (access(CPU1_ONLINE, W_OK))						\
-		SKIP(return, "CPU 1 cannot be taken offline here");		\
-	ASSERT_EQ(0, cs_write_file(CPU1_ONLINE, "1"));				\
-	cs_reset_sample_rate();							\
-} while (0)
+#define HOTPLUG_BEGIN()                                                     \
+	do {                                                                \
+		CS_REQUIRE_DEVICE();                                        \
+		CS_REQUIRE_ROOT();                                          \
+		if (access(CPU1_ONLINE, W_OK))                              \
+			SKIP(return, "CPU 1 cannot be taken offline here"); \
+		ASSERT_EQ(0, cs_write_file(CPU1_ONLINE, "1"));              \
+		cs_reset_sample_rate();                                     \
+	} while (0)
 
 static int spin_on_cpu1(void *arg)
 {
@@ -87,13 +89,13 @@ TEST_F_TIMEOUT(hotplug, cpus_session_samples_cpu1_again_after_it_comes_back, 120
 	ASSERT_LT(0, samples_on(&self->recs, 0, self->spinner, 1)) TH_LOG("before offline");
 
 	ASSERT_EQ(0, cs_write_file(CPU1_ONLINE, "0"));
-	cs_drain(&self->s, &self->recs);	/* what cpu 1 wrote before it went */
+	cs_drain(&self->s, &self->recs); /* what cpu 1 wrote before it went */
 	mark = self->recs.n;
 	cs_collect_for(&self->s, 400, &self->recs);
 	EXPECT_EQ(CYCSAMPLE_STATE_RUNNING, state_of(&self->s));
 	EXPECT_EQ(0, samples_on(&self->recs, mark, self->spinner, 1)) TH_LOG("cpu 1 is offline");
 	EXPECT_LT(0, samples_on(&self->recs, mark, self->spinner, 0))
-		TH_LOG("the spinner moved to cpu 0 and cpu 0 still samples");
+	TH_LOG("the spinner moved to cpu 0 and cpu 0 still samples");
 
 	ASSERT_EQ(0, cs_write_file(CPU1_ONLINE, "1"));
 	ASSERT_EQ(0, cs_pin(self->spinner, 1));

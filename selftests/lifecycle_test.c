@@ -16,11 +16,12 @@
 
 #include "cycsample_test_lib.h"
 
-#define LIFE_BEGIN() do {							\
-	CS_REQUIRE_DEVICE();							\
-	CS_REQUIRE_ROOT();							\
-	cs_reset_sample_rate();							\
-} while (0)
+#define LIFE_BEGIN()                    \
+	do {                            \
+		CS_REQUIRE_DEVICE();    \
+		CS_REQUIRE_ROOT();      \
+		cs_reset_sample_rate(); \
+	} while (0)
 
 /* ---------------------------------------------------------------------- */
 /* The target ends                                                        */
@@ -28,20 +29,22 @@
 
 enum end_how { END_EXIT, END_SIGKILL, END_LEADER_FIRST };
 
-FIXTURE(target_end) {
+FIXTURE(target_end)
+{
 	pid_t child;
 	int go[2];
 	struct cs_session s;
 	struct cs_recs recs;
 };
 
-FIXTURE_VARIANT(target_end) {
+FIXTURE_VARIANT(target_end)
+{
 	enum end_how how;
 };
 
-FIXTURE_VARIANT_ADD(target_end, exit) { .how = END_EXIT };
-FIXTURE_VARIANT_ADD(target_end, sigkill) { .how = END_SIGKILL };
-FIXTURE_VARIANT_ADD(target_end, leader_exits_first) { .how = END_LEADER_FIRST };
+FIXTURE_VARIANT_ADD(target_end, exit){ .how = END_EXIT };
+FIXTURE_VARIANT_ADD(target_end, sigkill){ .how = END_SIGKILL };
+FIXTURE_VARIANT_ADD(target_end, leader_exits_first){ .how = END_LEADER_FIRST };
 
 static void *spin_then_exit(void *arg)
 {
@@ -100,8 +103,8 @@ FIXTURE_TEARDOWN(target_end)
 
 /* Start a session on a gated child, let it run and end, and reap it. */
 static void run_until_target_ends(struct __test_metadata *_metadata,
-				  FIXTURE_DATA(target_end) *self,
-				  const FIXTURE_VARIANT(target_end) *variant, bool drain)
+				  FIXTURE_DATA(target_end) * self,
+				  const FIXTURE_VARIANT(target_end) * variant, bool drain)
 {
 	struct cycsample_config cfg;
 	int status;
@@ -122,7 +125,7 @@ static void run_until_target_ends(struct __test_metadata *_metadata,
 		kill(self->child, SIGKILL);
 	}
 	if (drain)
-		cs_collect_for(&self->s, 5000, &self->recs);	/* returns at POLLHUP */
+		cs_collect_for(&self->s, 5000, &self->recs); /* returns at POLLHUP */
 	status = cs_wait_ms(self->child, 5000);
 	ASSERT_NE(-1, status);
 	self->child = -1;
@@ -165,7 +168,7 @@ TEST_F_TIMEOUT(target_end, exit_record_is_the_last_record, 60)
 			ASSERT_LE(r->pos, self->recs.v[exit_at].pos);
 		}
 		ASSERT_LE(((const __u64 *)r->buf)[1], exit_rec->time)
-			TH_LOG("record type %u after EXIT", cs_hdr(r)->type);
+		TH_LOG("record type %u after EXIT", cs_hdr(r)->type);
 	}
 }
 
@@ -211,11 +214,12 @@ TEST_F_TIMEOUT(target_end, poll_is_pollin_until_drained_then_pollhup, 60)
 /* exec                                                                   */
 /* ---------------------------------------------------------------------- */
 
-FIXTURE(life) {
+FIXTURE(life)
+{
 	pid_t child, other;
 	struct cs_session s;
 	struct cs_recs recs;
-	long max_sessions;		/* to restore, or -1 */
+	long max_sessions; /* to restore, or -1 */
 };
 
 FIXTURE_SETUP(life)
@@ -370,7 +374,7 @@ TEST_F_TIMEOUT(life, concurrent_sessions_see_only_their_target, 60)
 	ASSERT_LT(0, self->other);
 	cs_config_init(&cfg, CYCSAMPLE_TARGET_PID, self->child);
 	CS_ASSERT_SESSION(&self->s, &cfg);
-	CS_ASSERT_SESSION(&s3, &cfg);		/* a second session on the same target */
+	CS_ASSERT_SESSION(&s3, &cfg); /* a second session on the same target */
 	cs_config_init(&cfg, CYCSAMPLE_TARGET_PID, self->other);
 	CS_ASSERT_SESSION(&s2, &cfg);
 	ASSERT_EQ(0, cs_start(self->s.fd));
@@ -425,8 +429,7 @@ TEST_F(life, open_beyond_max_sessions_is_ebusy)
 	EXPECT_EQ(-EBUSY, fds[2]);
 	close(fds[0]);
 	extra = cs_open();
-	EXPECT_LE(0, extra) TH_LOG("a closed session does not free its slot: %s",
-				   strerror(-extra));
+	EXPECT_LE(0, extra) TH_LOG("a closed session does not free its slot: %s", strerror(-extra));
 	if (fds[2] >= 0)
 		close(fds[2]);
 	if (extra >= 0)
@@ -466,8 +469,7 @@ TEST_F(life, rmmod_is_refused_while_a_session_is_open)
 	fd = cs_open();
 	ASSERT_LE(0, fd);
 	err = try_rmmod();
-	EXPECT_TRUE(err == EWOULDBLOCK || err == EBUSY) TH_LOG("delete_module: %s",
-							     strerror(err));
+	EXPECT_TRUE(err == EWOULDBLOCK || err == EBUSY) TH_LOG("delete_module: %s", strerror(err));
 	ASSERT_NE(0, err) TH_LOG("the module was unloaded under an open session");
 	close(fd);
 }
@@ -483,8 +485,7 @@ TEST_F(life, rmmod_is_refused_while_a_closed_session_is_mapped)
 	close(self->s.fd);
 	self->s.fd = -1;
 	err = try_rmmod();
-	EXPECT_TRUE(err == EWOULDBLOCK || err == EBUSY) TH_LOG("delete_module: %s",
-							     strerror(err));
+	EXPECT_TRUE(err == EWOULDBLOCK || err == EBUSY) TH_LOG("delete_module: %s", strerror(err));
 	ASSERT_NE(0, err) TH_LOG("the module was unloaded under a mapping");
 	EXPECT_EQ(CYCSAMPLE_MAGIC, cs_control(&self->s)->magic);
 }
@@ -510,7 +511,7 @@ TEST_F(life, module_reference_is_dropped_after_close_and_munmap)
 
 struct reader_arg {
 	pid_t target;
-	int ready;		/* write end: the reader says it is running */
+	int ready; /* write end: the reader says it is running */
 };
 
 /* Child: a reader that maps and starts a session, then waits to be killed. */
@@ -550,7 +551,7 @@ TEST_F_TIMEOUT(life, reader_killed_while_mapped_releases_everything, 60)
 	reader = cs_spawn(mapped_reader, &a);
 	ASSERT_LT(0, reader);
 	ASSERT_EQ(1, read(ready[0], &c, 1));
-	cs_sleep_ms(300);		/* its tiny rings fill up */
+	cs_sleep_ms(300); /* its tiny rings fill up */
 	kill(reader, SIGKILL);
 	ASSERT_NE(-1, cs_wait_ms(reader, 5000));
 	EXPECT_EQ(base, refcnt_settles_at(base));

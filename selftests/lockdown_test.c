@@ -36,7 +36,8 @@ static bool confidential(void)
 	return !cs_read_file(LOCKDOWN, buf, sizeof(buf)) && strstr(buf, "[confidentiality]");
 }
 
-FIXTURE(lockdown) {
+FIXTURE(lockdown)
+{
 	int fd;
 	pid_t child;
 	struct cycsample_config cfg;
@@ -56,15 +57,16 @@ FIXTURE_TEARDOWN(lockdown)
 	cs_kill(self->child);
 }
 
-#define LOCKDOWN_BEGIN() do {							\
-	CS_REQUIRE_DEVICE();							\
-	CS_REQUIRE_ROOT();							\
-	if (!confidential())							\
-		SKIP(return, "lockdown is not at confidentiality (see the file header)"); \
-	ASSERT_LT(0, self->child);						\
-	self->fd = cs_open();							\
-	ASSERT_LE(0, self->fd);							\
-} while (0)
+#define LOCKDOWN_BEGIN()                                                                          \
+	do {                                                                                      \
+		CS_REQUIRE_DEVICE();                                                              \
+		CS_REQUIRE_ROOT();                                                                \
+		if (!confidential())                                                              \
+			SKIP(return, "lockdown is not at confidentiality (see the file header)"); \
+		ASSERT_LT(0, self->child);                                                        \
+		self->fd = cs_open();                                                             \
+		ASSERT_LE(0, self->fd);                                                           \
+	} while (0)
 
 TEST_F(lockdown, kernel_chain_is_eperm)
 {

@@ -11,8 +11,9 @@
 
 #include "cycsample_test_lib.h"
 
-FIXTURE(mmap) {
-	int fd;				/* configured session, or -errno */
+FIXTURE(mmap)
+{
+	int fd; /* configured session, or -errno */
 	int cfg_err;
 	struct cycsample_info info;
 	long page;
@@ -43,15 +44,16 @@ FIXTURE_TEARDOWN(mmap)
 		close(self->fd);
 }
 
-#define MMAP_BEGIN() do {							\
-	CS_REQUIRE_DEVICE();							\
-	CS_REQUIRE_ROOT();							\
-	ASSERT_LE(0, self->fd) TH_LOG("open: %s", strerror(-self->fd));	\
-	ASSERT_EQ(0, self->cfg_err) TH_LOG("configure: %s", strerror(self->cfg_err)); \
-} while (0)
+#define MMAP_BEGIN()                                                                          \
+	do {                                                                                  \
+		CS_REQUIRE_DEVICE();                                                          \
+		CS_REQUIRE_ROOT();                                                            \
+		ASSERT_LE(0, self->fd) TH_LOG("open: %s", strerror(-self->fd));               \
+		ASSERT_EQ(0, self->cfg_err) TH_LOG("configure: %s", strerror(self->cfg_err)); \
+	} while (0)
 
 /* mmap of the session: 0 or errno; the mapping goes to self->map. */
-static int map_it(FIXTURE_DATA(mmap) *self, size_t len, int prot, int flags, off_t off)
+static int map_it(FIXTURE_DATA(mmap) * self, size_t len, int prot, int flags, off_t off)
 {
 	void *p = mmap(NULL, len, prot, flags, self->fd, off);
 
@@ -64,7 +66,7 @@ static int map_it(FIXTURE_DATA(mmap) *self, size_t len, int prot, int flags, off
 	return 0;
 }
 
-static int map_ok(FIXTURE_DATA(mmap) *self)
+static int map_ok(FIXTURE_DATA(mmap) * self)
 {
 	return map_it(self, self->info.mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED, 0);
 }
@@ -76,8 +78,8 @@ TEST_F(mmap, before_configure_is_einval)
 	MMAP_BEGIN();
 	fd = cs_open();
 	ASSERT_LE(0, fd);
-	EXPECT_EQ(MAP_FAILED, mmap(NULL, self->info.mmap_size, PROT_READ | PROT_WRITE,
-				   MAP_SHARED, fd, 0));
+	EXPECT_EQ(MAP_FAILED,
+		  mmap(NULL, self->info.mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0));
 	EXPECT_EQ(EINVAL, errno);
 	close(fd);
 }
@@ -85,8 +87,8 @@ TEST_F(mmap, before_configure_is_einval)
 TEST_F(mmap, map_private_is_einval)
 {
 	MMAP_BEGIN();
-	EXPECT_EQ(EINVAL, map_it(self, self->info.mmap_size, PROT_READ | PROT_WRITE,
-				 MAP_PRIVATE, 0));
+	EXPECT_EQ(EINVAL,
+		  map_it(self, self->info.mmap_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, 0));
 	EXPECT_EQ(EINVAL, map_it(self, self->info.mmap_size, PROT_READ, MAP_PRIVATE, 0));
 }
 
@@ -94,26 +96,25 @@ TEST_F(mmap, length_other_than_mmap_size_is_einval)
 {
 	MMAP_BEGIN();
 	EXPECT_EQ(EINVAL, map_it(self, self->page, PROT_READ | PROT_WRITE, MAP_SHARED, 0));
-	EXPECT_EQ(EINVAL, map_it(self, self->info.mmap_size - self->page,
-				 PROT_READ | PROT_WRITE, MAP_SHARED, 0));
-	EXPECT_EQ(EINVAL, map_it(self, self->info.mmap_size + self->page,
-				 PROT_READ | PROT_WRITE, MAP_SHARED, 0));
+	EXPECT_EQ(EINVAL, map_it(self, self->info.mmap_size - self->page, PROT_READ | PROT_WRITE,
+				 MAP_SHARED, 0));
+	EXPECT_EQ(EINVAL, map_it(self, self->info.mmap_size + self->page, PROT_READ | PROT_WRITE,
+				 MAP_SHARED, 0));
 }
 
 TEST_F(mmap, nonzero_offset_is_einval)
 {
 	MMAP_BEGIN();
-	EXPECT_EQ(EINVAL, map_it(self, self->info.mmap_size, PROT_READ | PROT_WRITE,
+	EXPECT_EQ(EINVAL, map_it(self, self->info.mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+				 self->page));
+	EXPECT_EQ(EINVAL, map_it(self, self->info.mmap_size - self->page, PROT_READ | PROT_WRITE,
 				 MAP_SHARED, self->page));
-	EXPECT_EQ(EINVAL, map_it(self, self->info.mmap_size - self->page,
-				 PROT_READ | PROT_WRITE, MAP_SHARED, self->page));
 }
 
 TEST_F(mmap, prot_exec_is_eperm)
 {
 	MMAP_BEGIN();
-	EXPECT_EQ(EPERM, map_it(self, self->info.mmap_size, PROT_READ | PROT_EXEC,
-				MAP_SHARED, 0));
+	EXPECT_EQ(EPERM, map_it(self, self->info.mmap_size, PROT_READ | PROT_EXEC, MAP_SHARED, 0));
 }
 
 TEST_F(mmap, mprotect_exec_fails)
@@ -139,7 +140,9 @@ TEST_F(mmap, control_page_agrees_with_info)
 
 	MMAP_BEGIN();
 	ASSERT_EQ(0, map_ok(self));
-	s = (struct cs_session){ .fd = self->fd, .info = self->info, .base = self->map,
+	s = (struct cs_session){ .fd = self->fd,
+				 .info = self->info,
+				 .base = self->map,
 				 .map_len = self->info.mmap_size };
 	problem = cs_control_problem(&s, why, sizeof(why));
 	EXPECT_EQ(NULL, problem) TH_LOG("%s", problem);
@@ -152,7 +155,9 @@ TEST_F(mmap, ring_headers_start_empty)
 
 	MMAP_BEGIN();
 	ASSERT_EQ(0, map_ok(self));
-	s = (struct cs_session){ .fd = self->fd, .info = self->info, .base = self->map,
+	s = (struct cs_session){ .fd = self->fd,
+				 .info = self->info,
+				 .base = self->map,
 				 .map_len = self->info.mmap_size };
 	ASSERT_EQ(CYCSAMPLE_MAGIC, cs_control(&s)->magic);
 	for (i = 0; i < self->info.nr_rings; i++) {
@@ -191,7 +196,9 @@ TEST_F(mmap, data_tail_is_writable)
 
 	MMAP_BEGIN();
 	ASSERT_EQ(0, map_ok(self));
-	s = (struct cs_session){ .fd = self->fd, .info = self->info, .base = self->map,
+	s = (struct cs_session){ .fd = self->fd,
+				 .info = self->info,
+				 .base = self->map,
 				 .map_len = self->info.mmap_size };
 	h = cs_ring(&s, self->info.nr_rings - 1);
 	__atomic_store_n(&h->data_tail, 0, __ATOMIC_RELEASE);
@@ -230,8 +237,8 @@ TEST_F(mmap, mremap_shrink_fails)
 {
 	MMAP_BEGIN();
 	ASSERT_EQ(0, map_ok(self));
-	EXPECT_EQ(MAP_FAILED, mremap(self->map, self->info.mmap_size,
-				     self->info.mmap_size - self->page, 0));
+	EXPECT_EQ(MAP_FAILED,
+		  mremap(self->map, self->info.mmap_size, self->info.mmap_size - self->page, 0));
 	EXPECT_EQ(CYCSAMPLE_MAGIC, ((struct cycsample_control *)self->map)->magic);
 }
 
@@ -269,7 +276,7 @@ TEST_F(mmap, fork_child_has_no_mapping)
 	}
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
-		TH_LOG("the child still has the mapping");
+	TH_LOG("the child still has the mapping");
 }
 
 TEST_F(mmap, mapping_outlives_close)
@@ -280,8 +287,9 @@ TEST_F(mmap, mapping_outlives_close)
 	ASSERT_EQ(0, map_ok(self));
 	close(self->fd);
 	self->fd = -1;
-	s = (struct cs_session){ .fd = -1, .info = self->info, .base = self->map,
-				 .map_len = self->info.mmap_size };
+	s = (struct cs_session){
+		.fd = -1, .info = self->info, .base = self->map, .map_len = self->info.mmap_size
+	};
 	EXPECT_EQ(CYCSAMPLE_MAGIC, cs_control(&s)->magic);
 	EXPECT_EQ(self->info.nr_rings, cs_control(&s)->nr_rings);
 	EXPECT_EQ(0, cs_ring(&s, 0)->data_head);

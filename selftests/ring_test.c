@@ -11,7 +11,8 @@
 
 #define MAX_RINGS 64
 
-FIXTURE(ring) {
+FIXTURE(ring)
+{
 	pid_t child;
 	struct cs_session s;
 	struct cs_recs recs;
@@ -32,18 +33,19 @@ FIXTURE_TEARDOWN(ring)
 	cs_reset_sample_rate();
 }
 
-#define RING_BEGIN() do {							\
-	CS_REQUIRE_DEVICE();							\
-	CS_REQUIRE_ROOT();							\
-	cs_reset_sample_rate();							\
-} while (0)
+#define RING_BEGIN()                    \
+	do {                            \
+		CS_REQUIRE_DEVICE();    \
+		CS_REQUIRE_ROOT();      \
+		cs_reset_sample_rate(); \
+	} while (0)
 
 /*
  * A session with the smallest rings on a busy child, run for @ms without
  * reading, then stopped.  Leaves the per-ring counters at STOP in self.
  */
-static void overflow_without_reading(struct __test_metadata *_metadata,
-				     FIXTURE_DATA(ring) *self, unsigned int ms)
+static void overflow_without_reading(struct __test_metadata *_metadata, FIXTURE_DATA(ring) * self,
+				     unsigned int ms)
 {
 	struct cycsample_config cfg;
 	unsigned int i;
@@ -52,7 +54,7 @@ static void overflow_without_reading(struct __test_metadata *_metadata,
 	ASSERT_LT(0, self->child);
 	cs_config_init(&cfg, CYCSAMPLE_TARGET_PID, self->child);
 	cfg.ring_pages = CYCSAMPLE_MIN_RING_PAGES;
-	cfg.flags = CYCSAMPLE_CFG_USER_CHAIN;		/* bigger records */
+	cfg.flags = CYCSAMPLE_CFG_USER_CHAIN; /* bigger records */
 	cfg.sample_period = CS_PERIOD / 4;
 	CS_ASSERT_SESSION(&self->s, &cfg);
 	ASSERT_GE(MAX_RINGS, self->s.info.nr_rings);
@@ -81,11 +83,11 @@ TEST_F_TIMEOUT(ring, full_ring_drops_and_keeps_unread_records, 60)
 			/* Nearly full: the dropped sample did not fit. */
 			EXPECT_GT(CYCSAMPLE_MAX_RECORD_SIZE,
 				  self->s.info.ring_data_size - cs_ring_unread(&self->s, i))
-				TH_LOG("ring %u dropped samples with room to spare", i);
+			TH_LOG("ring %u dropped samples with room to spare", i);
 		}
 	}
-	ASSERT_LT(0, self->s.info.lost) TH_LOG("a %llu-byte ring never filled",
-					       (unsigned long long)self->s.info.ring_data_size);
+	ASSERT_LT(0, self->s.info.lost)
+	TH_LOG("a %llu-byte ring never filled", (unsigned long long)self->s.info.ring_data_size);
 	EXPECT_EQ(self->s.info.lost, sum_lost);
 	EXPECT_EQ(self->s.info.samples, sum_samples);
 
@@ -114,19 +116,20 @@ TEST_F_TIMEOUT(ring, full_ring_drops_and_keeps_unread_records, 60)
 }
 
 /* Drops on ring @i not yet reported by a LOST record among recs[0, n). */
-static __u64 unreported(FIXTURE_DATA(ring) *self, unsigned int i, size_t n)
+static __u64 unreported(FIXTURE_DATA(ring) * self, unsigned int i, size_t n)
 {
 	__u64 reported = 0;
 	size_t r;
 
 	for (r = 0; r < n; r++)
-		if (self->recs.v[r].ring == i && cs_hdr(&self->recs.v[r])->type == CYCSAMPLE_REC_LOST)
+		if (self->recs.v[r].ring == i &&
+		    cs_hdr(&self->recs.v[r])->type == CYCSAMPLE_REC_LOST)
 			reported += ((const struct cycsample_lost *)self->recs.v[r].buf)->lost;
 	return self->lost_at_stop[i] - reported;
 }
 
 /* Drain every 2 ms for @ms: a reader fast enough that nothing is dropped. */
-static void drain_fast(FIXTURE_DATA(ring) *self, unsigned int ms)
+static void drain_fast(FIXTURE_DATA(ring) * self, unsigned int ms)
 {
 	uint64_t end = cs_now_ms() + ms;
 
@@ -167,7 +170,7 @@ TEST_F_TIMEOUT(ring, lost_records_add_up_to_the_header_counts, 60)
 			continue;
 		ASSERT_EQ(CYCSAMPLE_REC_LOST, cs_hdr(&self->recs.v[r])->type) TH_LOG("ring %u", i);
 		EXPECT_EQ(pending, ((const struct cycsample_lost *)self->recs.v[r].buf)->lost)
-			TH_LOG("ring %u", i);
+		TH_LOG("ring %u", i);
 	}
 
 	for (r = 0; r < self->recs.n; r++)

@@ -20,13 +20,15 @@ static int sleep_forever(void *arg);
 /* Start and end of this static binary's text (from the linker). */
 extern const char __executable_start[], etext[];
 
-#define SAMPLING_BEGIN() do {							\
-	CS_REQUIRE_DEVICE();							\
-	CS_REQUIRE_ROOT();							\
-	cs_reset_sample_rate();							\
-} while (0)
+#define SAMPLING_BEGIN()                \
+	do {                            \
+		CS_REQUIRE_DEVICE();    \
+		CS_REQUIRE_ROOT();      \
+		cs_reset_sample_rate(); \
+	} while (0)
 
-FIXTURE(sampling) {
+FIXTURE(sampling)
+{
 	pid_t child;
 	struct cs_recs recs;
 	struct cycsample_info info;
@@ -118,9 +120,9 @@ static void log_user_chain(struct __test_metadata *_metadata, const struct cs_re
 	size_t i;
 	unsigned int j;
 
-	TH_LOG("leaf [%p,%p) mid [%p,%p) outer [%p,%p)", __start_cs_text_leaf,
-	       __stop_cs_text_leaf, __start_cs_text_mid, __stop_cs_text_mid,
-	       __start_cs_text_outer, __stop_cs_text_outer);
+	TH_LOG("leaf [%p,%p) mid [%p,%p) outer [%p,%p)", __start_cs_text_leaf, __stop_cs_text_leaf,
+	       __start_cs_text_mid, __stop_cs_text_mid, __start_cs_text_outer,
+	       __stop_cs_text_outer);
 	for (i = 0; i < r->n; i++) {
 		const struct cycsample_sample *smp = cs_sample(&r->v[i]);
 
@@ -135,9 +137,18 @@ static void log_user_chain(struct __test_metadata *_metadata, const struct cs_re
 	}
 }
 
-static bool in_leaf(uint64_t a) { return CS_IN_TEXT(leaf, a); }
-static bool in_mid(uint64_t a) { return CS_IN_TEXT(mid, a); }
-static bool in_outer(uint64_t a) { return CS_IN_TEXT(outer, a); }
+static bool in_leaf(uint64_t a)
+{
+	return CS_IN_TEXT(leaf, a);
+}
+static bool in_mid(uint64_t a)
+{
+	return CS_IN_TEXT(mid, a);
+}
+static bool in_outer(uint64_t a)
+{
+	return CS_IN_TEXT(outer, a);
+}
 
 TEST_F(sampling, user_chain_resolves_to_the_spinning_functions)
 {
@@ -155,8 +166,8 @@ TEST_F(sampling, user_chain_resolves_to_the_spinning_functions)
 		log_user_chain(_metadata, &self->recs);
 	ASSERT_LE(20, leaf);
 	/* Nearly all: a few may land in the leaf's prologue before its frame record. */
-	EXPECT_LE(leaf * 9 / 10, full) TH_LOG("%lu of %lu leaf samples have leaf<-mid<-outer",
-					      full, leaf);
+	EXPECT_LE(leaf * 9 / 10, full)
+	TH_LOG("%lu of %lu leaf samples have leaf<-mid<-outer", full, leaf);
 }
 
 #ifdef __aarch64__
@@ -166,11 +177,11 @@ TEST_F(sampling, user_chain_resolves_to_the_spinning_functions)
  */
 #define PAC __attribute__((noinline, used, target("branch-protection=pac-ret")))
 static volatile unsigned long pac_sink;
-static volatile int pac_stop;	/* never set; see cs_spin_leaf() */
+static volatile int pac_stop; /* never set; see cs_spin_leaf() */
 
 PAC __attribute__((section("cs_text_pac_leaf"))) static void pac_leaf(void)
 {
-	volatile unsigned long n = 0;	/* a stack frame, see cs_spin_leaf() */
+	volatile unsigned long n = 0; /* a stack frame, see cs_spin_leaf() */
 
 	while (!pac_stop)
 		n++;
@@ -194,9 +205,18 @@ extern const char __start_cs_text_pac_leaf[], __stop_cs_text_pac_leaf[];
 extern const char __start_cs_text_pac_mid[], __stop_cs_text_pac_mid[];
 extern const char __start_cs_text_pac_outer[], __stop_cs_text_pac_outer[];
 
-static bool pac_in_leaf(uint64_t a) { return CS_IN_TEXT(pac_leaf, a); }
-static bool pac_in_mid(uint64_t a) { return CS_IN_TEXT(pac_mid, a); }
-static bool pac_in_outer(uint64_t a) { return CS_IN_TEXT(pac_outer, a); }
+static bool pac_in_leaf(uint64_t a)
+{
+	return CS_IN_TEXT(pac_leaf, a);
+}
+static bool pac_in_mid(uint64_t a)
+{
+	return CS_IN_TEXT(pac_mid, a);
+}
+static bool pac_in_outer(uint64_t a)
+{
+	return CS_IN_TEXT(pac_outer, a);
+}
 #endif
 
 TEST_F(sampling, user_chain_strips_pointer_authentication)
@@ -215,8 +235,8 @@ TEST_F(sampling, user_chain_strips_pointer_authentication)
 	CS_ASSERT_RECS_OK(&self->recs, &self->info);
 	full = full_user_chains(&self->recs, &leaf, pac_in_leaf, pac_in_mid, pac_in_outer);
 	ASSERT_LE(20, leaf);
-	EXPECT_LE(leaf * 9 / 10, full) TH_LOG("%lu of %lu leaf samples have leaf<-mid<-outer",
-					      full, leaf);
+	EXPECT_LE(leaf * 9 / 10, full)
+	TH_LOG("%lu of %lu leaf samples have leaf<-mid<-outer", full, leaf);
 #else
 	SKIP(return, "pointer authentication is arm64 only");
 #endif
@@ -240,7 +260,7 @@ TEST_F(sampling, user_chain_is_cut_at_max_stack)
 	self->cfg.max_stack = 4;
 	CS_ASSERT_SAMPLE_FOR(&self->cfg, 700, &self->recs, &self->info);
 	EXPECT_EQ(4, self->info.max_stack);
-	CS_ASSERT_RECS_OK(&self->recs, &self->info);	/* includes nr_user <= 4 */
+	CS_ASSERT_RECS_OK(&self->recs, &self->info); /* includes nr_user <= 4 */
 	for (i = 0; i < self->recs.n; i++) {
 		const struct cycsample_sample *smp = cs_sample(&self->recs.v[i]);
 
@@ -337,8 +357,8 @@ TEST_F_TIMEOUT(sampling, kernel_chain_goes_through_the_syscall_path, 60)
 	CS_ASSERT_SAMPLE_FOR(&self->cfg, 1000, &self->recs, &self->info);
 	CS_ASSERT_RECS_OK(&self->recs, &self->info);
 	cs_count(&self->recs, &self->counts);
-	ASSERT_LE(20, self->counts.kernel) TH_LOG("%lu kernel samples of %lu",
-						  self->counts.kernel, self->counts.samples);
+	ASSERT_LE(20, self->counts.kernel)
+	TH_LOG("%lu kernel samples of %lu", self->counts.kernel, self->counts.samples);
 
 	kallsyms_load(&ks);
 	for (i = 0; i < self->recs.n; i++) {
@@ -378,11 +398,11 @@ TEST_F_TIMEOUT(sampling, kernel_chain_goes_through_the_syscall_path, 60)
 	if (!ks.n) {
 		TH_LOG("/proc/kallsyms hides addresses: frames not resolved");
 	} else {
-		EXPECT_LE(frames * 9 / 10, resolved) TH_LOG("%lu of %lu kernel frames resolve",
-							    resolved, frames);
+		EXPECT_LE(frames * 9 / 10, resolved)
+		TH_LOG("%lu of %lu kernel frames resolve", resolved, frames);
 		EXPECT_LE(self->counts.kernel / 2, via_syscall)
-			TH_LOG("%lu of %lu kernel chains pass the syscall entry", via_syscall,
-			       self->counts.kernel);
+		TH_LOG("%lu of %lu kernel chains pass the syscall entry", via_syscall,
+		       self->counts.kernel);
 	}
 	free(ks.v);
 }
@@ -392,8 +412,8 @@ TEST_F_TIMEOUT(sampling, kernel_chain_goes_through_the_syscall_path, 60)
 /* ---------------------------------------------------------------------- */
 
 struct threads_arg {
-	int go[2];		/* the child starts its threads when this is readable */
-	int tids[2];		/* the child writes the new threads' tids here */
+	int go[2]; /* the child starts its threads when this is readable */
+	int tids[2]; /* the child writes the new threads' tids here */
 	int nr;
 };
 
@@ -459,7 +479,7 @@ TEST_F(sampling, threads_created_after_start_are_sampled)
 	CS_ASSERT_RECS_OK(&self->recs, &s.info);
 	for (i = 0; i < 3; i++) {
 		EXPECT_LT(0, samples_of(&self->recs, self->child, tids[i]))
-			TH_LOG("thread %d created after START: no samples", tids[i]);
+		TH_LOG("thread %d created after START: no samples", tids[i]);
 	}
 }
 
@@ -532,7 +552,7 @@ TEST_F(sampling, children_forked_after_start_are_sampled)
 	CS_ASSERT_RECS_OK(&self->recs, &s.info);
 	/* The grandchild dies with the child (PDEATHSIG) in teardown. */
 	EXPECT_LE(10, samples_of(&self->recs, grandchild, 0))
-		TH_LOG("a child process forked after START is not sampled");
+	TH_LOG("a child process forked after START is not sampled");
 }
 
 TEST_F(sampling, idle_target_costs_nothing_while_others_run)
@@ -554,8 +574,9 @@ TEST_F(sampling, idle_target_costs_nothing_while_others_run)
 	EXPECT_EQ(0, self->info.samples);
 	EXPECT_EQ(0, self->info.dropped_other);
 	/* A few handler calls at most: the counter of a sleeping task does not run. */
-	EXPECT_GE(5, self->info.cost_count) TH_LOG("%llu handler calls for a sleeping target",
-						   (unsigned long long)self->info.cost_count);
+	EXPECT_GE(5, self->info.cost_count)
+	TH_LOG("%llu handler calls for a sleeping target",
+	       (unsigned long long)self->info.cost_count);
 }
 
 static int spin_on_cpu(void *arg)
@@ -581,7 +602,7 @@ TEST_F_TIMEOUT(sampling, cpus_session_samples_every_online_cpu, 60)
 	CS_ASSERT_SAMPLE_FOR(&self->cfg, 1000, &self->recs, &self->info);
 	for (cpu = 0; cpu < ncpu; cpu++)
 		cs_kill(pinned[cpu]);
-	CS_ASSERT_RECS_OK(&self->recs, &self->info);	/* includes cpu == ring's cpu */
+	CS_ASSERT_RECS_OK(&self->recs, &self->info); /* includes cpu == ring's cpu */
 	for (i = 0; i < self->recs.n; i++) {
 		const struct cycsample_sample *smp = cs_sample(&self->recs.v[i]);
 
@@ -590,8 +611,8 @@ TEST_F_TIMEOUT(sampling, cpus_session_samples_every_online_cpu, 60)
 				on_cpu[cpu]++;
 	}
 	for (cpu = 0; cpu < ncpu; cpu++) {
-		EXPECT_LE(10, on_cpu[cpu]) TH_LOG("cpu %d: %lu samples of its spinner",
-						   cpu, on_cpu[cpu]);
+		EXPECT_LE(10, on_cpu[cpu])
+		TH_LOG("cpu %d: %lu samples of its spinner", cpu, on_cpu[cpu]);
 	}
 }
 
@@ -611,7 +632,7 @@ TEST_F(sampling, period_field_is_the_configured_period)
 	CS_ASSERT_SAMPLE_FOR(&self->cfg, 700, &self->recs, &self->info);
 	CS_ASSERT_RECS_OK(&self->recs, &self->info);
 	want = self->info.event == CYCSAMPLE_EVENT_HW_CYCLES ? CS_PERIOD
-							      : self->info.clock_period_ns;
+							     : self->info.clock_period_ns;
 	ASSERT_NE(0, want);
 	for (i = 0; i < self->recs.n; i++) {
 		const struct cycsample_sample *smp = cs_sample(&self->recs.v[i]);
@@ -679,7 +700,7 @@ TEST_F(sampling, regs_user_holds_the_user_registers)
 		ASSERT_EQ(smp->lr, regs[30]);
 #else
 		ASSERT_EQ(smp->sp, regs[19]);
-		ASSERT_EQ(smp->fp, regs[4]);	/* bp */
+		ASSERT_EQ(smp->fp, regs[4]); /* bp */
 #endif
 		with_regs++;
 	}
@@ -716,7 +737,7 @@ TEST_F(sampling, info_counters_match_the_records)
 	self->child = cs_spawn_spinner();
 	ASSERT_LT(0, self->child);
 	cs_config_init(&self->cfg, CYCSAMPLE_TARGET_PID, self->child);
-	self->cfg.ring_pages = 256;	/* nothing is lost while we read */
+	self->cfg.ring_pages = 256; /* nothing is lost while we read */
 	CS_ASSERT_SESSION(&s, &self->cfg);
 	ASSERT_EQ(0, cs_start(s.fd));
 	cs_collect_for(&s, 1000, &self->recs);

@@ -20,12 +20,12 @@
 
 #include "cycsample_test_lib.h"
 
-#define OTHER_UID 65533		/* "another user" */
+#define OTHER_UID 65533 /* "another user" */
 
 /* Filled by the unprivileged child, read by the test. */
 struct result {
-	int err;			/* errno of the operation under test */
-	char step[200];			/* what a setup step failed at, if it did */
+	int err; /* errno of the operation under test */
+	char step[200]; /* what a setup step failed at, if it did */
 	__u32 config_flags;
 	unsigned long samples, kernel_samples, kaddr_words;
 	__u64 first_kaddr;
@@ -39,14 +39,15 @@ enum target_kind { OWN, OWN_NOT_DUMPABLE, GIVEN, CPUS };
 
 struct request {
 	enum target_kind kind;
-	pid_t pid;			/* for GIVEN */
+	pid_t pid; /* for GIVEN */
 	__u32 flags;
 	__u64 period;
 	struct result *res;
 };
 
-FIXTURE(security) {
-	long unprivileged, min_period;	/* saved parameters, -1 if missing */
+FIXTURE(security)
+{
+	long unprivileged, min_period; /* saved parameters, -1 if missing */
 	mode_t node_mode;
 	bool node_saved;
 	struct result *res;
@@ -97,16 +98,17 @@ FIXTURE_TEARDOWN(security)
 	}
 }
 
-#define SEC_BEGIN(unpriv) do {							\
-	CS_REQUIRE_DEVICE();							\
-	CS_REQUIRE_ROOT();							\
-	ASSERT_NE(MAP_FAILED, self->res);					\
-	ASSERT_LE(0, self->unprivileged) TH_LOG("no unprivileged parameter");	\
-	ASSERT_LE(0, self->min_period) TH_LOG("no unpriv_min_period parameter"); \
-	ASSERT_TRUE(self->node_saved);						\
-	ASSERT_EQ(0, cs_param_set("unprivileged", (unpriv)));			\
-	cs_reset_sample_rate();							\
-} while (0)
+#define SEC_BEGIN(unpriv)                                                                \
+	do {                                                                             \
+		CS_REQUIRE_DEVICE();                                                     \
+		CS_REQUIRE_ROOT();                                                       \
+		ASSERT_NE(MAP_FAILED, self->res);                                        \
+		ASSERT_LE(0, self->unprivileged) TH_LOG("no unprivileged parameter");    \
+		ASSERT_LE(0, self->min_period) TH_LOG("no unpriv_min_period parameter"); \
+		ASSERT_TRUE(self->node_saved);                                           \
+		ASSERT_EQ(0, cs_param_set("unprivileged", (unpriv)));                    \
+		cs_reset_sample_rate();                                                  \
+	} while (0)
 
 static int run_as_nobody(int (*fn)(void *), void *arg)
 {
@@ -205,11 +207,12 @@ static int nobody_configure(void *arg)
 }
 
 /* @err = the errno of CONFIGURE done by nobody as the request says. */
-#define CONFIGURE_AS_NOBODY(err, ...) do {					\
-	struct request __rq = { .res = self->res, __VA_ARGS__ };		\
-	(err) = run_as_nobody(nobody_configure, &__rq);				\
-	ASSERT_GT(200, (err)) TH_LOG("setup failed: %s (%d)", self->res->step, (err)); \
-} while (0)
+#define CONFIGURE_AS_NOBODY(err, ...)                                                          \
+	do {                                                                                   \
+		struct request __rq = { .res = self->res, __VA_ARGS__ };                       \
+		(err) = run_as_nobody(nobody_configure, &__rq);                                \
+		ASSERT_GT(200, (err)) TH_LOG("setup failed: %s (%d)", self->res->step, (err)); \
+	} while (0)
 
 TEST_F(security, own_process_is_allowed_and_user_only_is_forced)
 {
@@ -219,7 +222,7 @@ TEST_F(security, own_process_is_allowed_and_user_only_is_forced)
 	CONFIGURE_AS_NOBODY(err, .kind = OWN);
 	EXPECT_EQ(0, err);
 	EXPECT_TRUE(self->res->config_flags & CYCSAMPLE_CFG_USER_ONLY)
-		TH_LOG("config_flags %#x", self->res->config_flags);
+	TH_LOG("config_flags %#x", self->res->config_flags);
 }
 
 TEST_F(security, root_process_is_eacces)
@@ -342,8 +345,8 @@ static void note_kaddr(struct result *res, __u64 v, const char *what, size_t a, 
 		return;
 	if (!res->kaddr_words++) {
 		res->first_kaddr = v;
-		snprintf(res->first_kaddr_where, sizeof(res->first_kaddr_where), "%s %zu/%zu",
-			 what, a, b);
+		snprintf(res->first_kaddr_where, sizeof(res->first_kaddr_where), "%s %zu/%zu", what,
+			 a, b);
 	}
 }
 
@@ -415,9 +418,9 @@ TEST_F_TIMEOUT(security, no_kernel_address_reaches_an_unprivileged_reader, 60)
 	EXPECT_TRUE(self->res->config_flags & CYCSAMPLE_CFG_USER_ONLY);
 	ASSERT_LT(0, self->res->samples) TH_LOG("nothing sampled: the scan proves nothing");
 	EXPECT_EQ(0, self->res->kernel_samples);
-	EXPECT_EQ(0, self->res->kaddr_words) TH_LOG("%#llx at %s",
-						   (unsigned long long)self->res->first_kaddr,
-						   self->res->first_kaddr_where);
+	EXPECT_EQ(0, self->res->kaddr_words)
+	TH_LOG("%#llx at %s", (unsigned long long)self->res->first_kaddr,
+	       self->res->first_kaddr_where);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -426,7 +429,7 @@ TEST_F_TIMEOUT(security, no_kernel_address_reaches_an_unprivileged_reader, 60)
 
 struct exec_req {
 	struct result *res;
-	const char *image;		/* setuid-root copy of this binary */
+	const char *image; /* setuid-root copy of this binary */
 	int go[2], rep[2];
 };
 
@@ -466,7 +469,7 @@ static int nobody_setuid_exec(void *arg)
 	target = cs_spawn(spin_then_exec_setuid, rq);
 	if (target < 0)
 		return 200;
-	res->exec_target = target;	/* root kills it once it is root */
+	res->exec_target = target; /* root kills it once it is root */
 	cs_config_init(&cfg, CYCSAMPLE_TARGET_PID, target);
 	err = cs_session_open(&s, &cfg, &step);
 	if (!err) {
@@ -542,17 +545,17 @@ TEST_F_TIMEOUT(security, setuid_exec_ends_what_the_user_sees_of_the_target, 60)
 	char image[96];
 
 	SEC_BEGIN(1);
-	ASSERT_EQ(0, make_setuid_copy(self->suid_dir, sizeof(self->suid_dir), image,
-				      sizeof(image)));
+	ASSERT_EQ(0,
+		  make_setuid_copy(self->suid_dir, sizeof(self->suid_dir), image, sizeof(image)));
 	rq = (struct exec_req){ .res = self->res, .image = image };
 	ASSERT_EQ(0, run_as_nobody(nobody_setuid_exec, &rq)) TH_LOG("%s", self->res->step);
 	if (self->res->euid_after_exec != 0)
 		SKIP(return, "the setuid bit was not honoured here (euid %d)",
-		     self->res->euid_after_exec);
+			   self->res->euid_after_exec);
 	EXPECT_LT(0, self->res->before_exec) TH_LOG("no samples before the exec");
 	EXPECT_EQ(0, self->res->priv_image)
-		TH_LOG("%lu samples of the setuid image reached an unprivileged reader",
-		       self->res->priv_image);
+	TH_LOG("%lu samples of the setuid image reached an unprivileged reader",
+	       self->res->priv_image);
 }
 
 TEST_HARNESS_MAIN

@@ -16,13 +16,15 @@
 
 #include "cycsample_test_lib.h"
 
-#define STRESS_BEGIN() do {							\
-	CS_REQUIRE_DEVICE();							\
-	CS_REQUIRE_ROOT();							\
-	cs_reset_sample_rate();							\
-} while (0)
+#define STRESS_BEGIN()                  \
+	do {                            \
+		CS_REQUIRE_DEVICE();    \
+		CS_REQUIRE_ROOT();      \
+		cs_reset_sample_rate(); \
+	} while (0)
 
-FIXTURE(stress) {
+FIXTURE(stress)
+{
 	pid_t spinner;
 	int base_refcnt;
 	struct cs_recs recs;
@@ -145,10 +147,10 @@ TEST_F_TIMEOUT(stress, concurrent_session_loops_in_four_processes, 60)
 		int status = cs_wait_ms(pids[i], 30000);
 
 		EXPECT_TRUE(status != -1 && WIFEXITED(status) && !WEXITSTATUS(status))
-			TH_LOG("loop %d: status %#x", i, status);
+		TH_LOG("loop %d: status %#x", i, status);
 		EXPECT_LT(0, rep[i].iterations);
-		EXPECT_EQ(0, rep[i].failures) TH_LOG("loop %d: %lu failures, first %s", i,
-						     rep[i].failures, rep[i].first);
+		EXPECT_EQ(0, rep[i].failures)
+		TH_LOG("loop %d: %lu failures, first %s", i, rep[i].failures, rep[i].first);
 	}
 	EXPECT_EQ(self->base_refcnt, refcnt_settles_at(self->base_refcnt));
 	munmap(rep, 4 * sizeof(*rep));
@@ -240,7 +242,7 @@ TEST_F_TIMEOUT(stress, start_stop_races_mmap_munmap_and_close, 60)
 		ASSERT_EQ(0, pthread_create(&t1, NULL, race_start_stop, &r));
 		ASSERT_EQ(0, pthread_create(&t2, NULL, race_map_unmap, &r));
 		cs_sleep_ms(300);
-		close(r.fd);		/* under their feet */
+		close(r.fd); /* under their feet */
 		cs_sleep_ms(50);
 		r.stop = 1;
 		pthread_join(t1, NULL);
@@ -315,7 +317,7 @@ TEST_F_TIMEOUT(stress, threads_born_during_a_session_are_sampled, 120)
 		ASSERT_EQ(sizeof(int), read(b.tids[0], &tids[i], sizeof(int)));
 		cs_drain(&self->s, &self->recs);
 	}
-	cs_collect_for(&self->s, 5000, &self->recs);	/* ends at POLLHUP */
+	cs_collect_for(&self->s, 5000, &self->recs); /* ends at POLLHUP */
 	status = cs_wait_ms(child, 5000);
 	ASSERT_TRUE(status != -1 && WIFEXITED(status) && !WEXITSTATUS(status));
 	cs_drain(&self->s, &self->recs);
@@ -331,8 +333,8 @@ TEST_F_TIMEOUT(stress, threads_born_during_a_session_are_sampled, 120)
 		}
 		sampled += r < self->recs.n;
 	}
-	EXPECT_LE(NR_THREADS / 2, sampled) TH_LOG("%d of %d new threads sampled", sampled,
-						  NR_THREADS);
+	EXPECT_LE(NR_THREADS / 2, sampled)
+	TH_LOG("%d of %d new threads sampled", sampled, NR_THREADS);
 	for (r = 0; r < self->recs.n; r++) {
 		const struct cycsample_sample *smp = cs_sample(&self->recs.v[r]);
 
@@ -388,8 +390,8 @@ TEST_F_TIMEOUT(stress, smallest_period_on_all_cpus_is_throttled_not_hung, 120)
 	 * to be throttled here (sampling_test checks throttling with the clock).
 	 */
 	if (self->s.info.event == CYCSAMPLE_EVENT_HW_CYCLES) {
-		EXPECT_LT(0, self->s.info.throttled) TH_LOG("perf never throttled period %llu",
-							    CYCSAMPLE_MIN_PERIOD);
+		EXPECT_LT(0, self->s.info.throttled)
+		TH_LOG("perf never throttled period %llu", CYCSAMPLE_MIN_PERIOD);
 	}
 	for (r = 0; r < self->recs.n; r++) {
 		const struct cycsample_sample *smp = cs_sample(&self->recs.v[r]);
@@ -399,7 +401,7 @@ TEST_F_TIMEOUT(stress, smallest_period_on_all_cpus_is_throttled_not_hung, 120)
 	EXPECT_GE(self->s.info.throttled, flagged);
 	if (!self->s.info.lost && !self->s.info.dropped_other) {
 		EXPECT_EQ(self->s.info.throttled, flagged)
-			TH_LOG("every throttled sample was written: each carries the flag");
+		TH_LOG("every throttled sample was written: each carries the flag");
 	}
 }
 
@@ -433,7 +435,8 @@ static void start_stop_loop(int fd, int n, struct report *rep)
 		if ((err = cs_start(fd)))
 			report_failure(rep, "START", err);
 		for (j = 0; j < 5; j++) {
-			if ((err = cs_ioctl(fd, _IO(CYCSAMPLE_IOC_MAGIC, 0x40 + j), NULL)) != ENOTTY)
+			if ((err = cs_ioctl(fd, _IO(CYCSAMPLE_IOC_MAGIC, 0x40 + j), NULL)) !=
+			    ENOTTY)
 				report_failure(rep, "unknown ioctl", err);
 			if ((err = cs_configure(fd, &bad)) != EBUSY && err != EINVAL)
 				report_failure(rep, "bad CONFIGURE", err);
@@ -457,7 +460,7 @@ TEST_F_TIMEOUT(stress, start_stop_and_invalid_ioctl_loops_keep_memory_stable, 12
 	ASSERT_LE(0, fd);
 	cs_config_init(&cfg, CYCSAMPLE_TARGET_PID, self->spinner);
 	ASSERT_EQ(0, cs_configure(fd, &cfg));
-	start_stop_loop(fd, 100, &rep);		/* warm up the allocators */
+	start_stop_loop(fd, 100, &rep); /* warm up the allocators */
 	before = kernel_mem_kb();
 	t0 = cs_now_ms();
 	start_stop_loop(fd, 600, &rep);
@@ -486,10 +489,11 @@ static uint64_t rnd(void)
 }
 
 /* Mostly one of the boundary values given, sometimes anything. */
-#define PICK(...) ({								\
-	const __u64 __v[] = { __VA_ARGS__ };					\
-	rnd() % 4 ? __v[rnd() % (sizeof(__v) / sizeof(__v[0]))] : rnd();	\
-})
+#define PICK(...)                                                                \
+	({                                                                       \
+		const __u64 __v[] = { __VA_ARGS__ };                             \
+		rnd() % 4 ? __v[rnd() % (sizeof(__v) / sizeof(__v[0]))] : rnd(); \
+	})
 
 static void random_config(struct cycsample_config *c, pid_t spinner, long page)
 {
@@ -497,13 +501,14 @@ static void random_config(struct cycsample_config *c, pid_t spinner, long page)
 	c->size = sizeof(*c);
 	c->flags = rnd() % 8 ? rnd() & CYCSAMPLE_CFG_ALL_FLAGS : (__u32)rnd();
 	c->target_type = PICK(0, 1, 1, 2, 3, 3, 4);
-	c->target = c->target_type == CYCSAMPLE_TARGET_CPUS && rnd() % 4 ? 0 :
-		    (__s32)PICK(spinner, spinner, getpid(), 0, (__u64)-1, 1);
+	c->target = c->target_type == CYCSAMPLE_TARGET_CPUS && rnd() % 4
+			    ? 0
+			    : (__s32)PICK(spinner, spinner, getpid(), 0, (__u64)-1, 1);
 	c->event = PICK(1, 1, 2, 0, 3, 16, 17, 18);
 	c->max_stack = PICK(0, 1, 8, 127, 128);
 	c->sample_period = PICK(CS_PERIOD, CYCSAMPLE_MIN_PERIOD, CYCSAMPLE_MIN_PERIOD - 1, 0, 1,
-				CYCSAMPLE_MAX_PERIOD, CYCSAMPLE_MAX_PERIOD + 1, 1ULL << 63,
-				100, CYCSAMPLE_MAX_FREQ, CYCSAMPLE_MAX_FREQ + 1);
+				CYCSAMPLE_MAX_PERIOD, CYCSAMPLE_MAX_PERIOD + 1, 1ULL << 63, 100,
+				CYCSAMPLE_MAX_FREQ, CYCSAMPLE_MAX_FREQ + 1);
 	c->ring_pages = PICK(0, 2, 4, 64, 1, 3, 4096, 8192);
 	c->wakeup_bytes = PICK(0, 8, 2 * page, 2 * page + 1, 64 * page);
 	if (!(rnd() % 16))
@@ -598,8 +603,7 @@ static void fuzz_mmap(struct fuzz *f)
 
 static void fuzz_step(struct fuzz *f)
 {
-	static const int ok[] = { EINVAL, EBUSY, ESRCH, ENOENT, EOPNOTSUPP, ENODEV, EACCES,
-				  EPERM };
+	static const int ok[] = { EINVAL, EBUSY, ESRCH, ENOENT, EOPNOTSUPP, ENODEV, EACCES, EPERM };
 	unsigned char info_buf[sizeof(struct cycsample_info) + 64];
 	int err;
 
@@ -625,8 +629,9 @@ static void fuzz_step(struct fuzz *f)
 			report_failure(&f->rep, "INFO", err);
 		break;
 	case 5:
-		err = cs_ioctl(f->fd, _IOC(rnd() % 4, CYCSAMPLE_IOC_MAGIC, 5 + rnd() % 250,
-					   rnd() % 512), f->buf);
+		err = cs_ioctl(f->fd,
+			       _IOC(rnd() % 4, CYCSAMPLE_IOC_MAGIC, 5 + rnd() % 250, rnd() % 512),
+			       f->buf);
 		if (err != ENOTTY)
 			report_failure(&f->rep, "unknown ioctl", err);
 		break;
@@ -669,8 +674,8 @@ TEST_F_TIMEOUT(stress, ioctl_and_mmap_fuzzing_gets_only_documented_errors, 120)
 	if (f->fd >= 0)
 		close(f->fd);
 	TH_LOG("%lu operations", f->rep.iterations);
-	EXPECT_EQ(0, f->rep.failures) TH_LOG("%lu failures, first %s", f->rep.failures,
-					     f->rep.first);
+	EXPECT_EQ(0, f->rep.failures)
+	TH_LOG("%lu failures, first %s", f->rep.failures, f->rep.first);
 	EXPECT_EQ(self->base_refcnt, refcnt_settles_at(self->base_refcnt));
 	free(f);
 }

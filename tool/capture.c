@@ -16,10 +16,10 @@
 
 #include "capture.h"
 
-#define CAP_HEADER_SIZE		32
-#define CAP_BOM			0x01020304U
-#define CAP_MAX_FILE		(8ULL << 30)
-#define CAP_MAX_STR		(1U << 20)
+#define CAP_HEADER_SIZE 32
+#define CAP_BOM 0x01020304U
+#define CAP_MAX_FILE (8ULL << 30)
+#define CAP_MAX_STR (1U << 20)
 
 /* ---- writing ------------------------------------------------------------ */
 
@@ -358,15 +358,15 @@ static u64 get_n(struct cursor *c, size_t n)
 
 	if (!need(c, n))
 		return 0;
-	memcpy(&v, c->p + c->pos, n);	/* little-endian host assumed (checked by BOM) */
+	memcpy(&v, c->p + c->pos, n); /* little-endian host assumed (checked by BOM) */
 	c->pos += n;
 	return v;
 }
 
-#define get_u8(c)	((u8)get_n(c, 1))
-#define get_u16(c)	((u16)get_n(c, 2))
-#define get_u32(c)	((u32)get_n(c, 4))
-#define get_u64(c)	(get_n(c, 8))
+#define get_u8(c) ((u8)get_n(c, 1))
+#define get_u16(c) ((u16)get_n(c, 2))
+#define get_u32(c) ((u32)get_n(c, 4))
+#define get_u64(c) (get_n(c, 8))
 
 /* A NUL-terminated copy; NULL (and c->bad) on a bad length. */
 static char *get_str(struct cursor *c)
@@ -421,7 +421,10 @@ static bool meta_int(const char *val, int *out)
 
 static void meta_set(struct prof_meta *m, const char *key, const char *val)
 {
-	static const struct { const char *key; size_t off; } u64s[] = {
+	static const struct {
+		const char *key;
+		size_t off;
+	} u64s[] = {
 		{ "sample_period", offsetof(struct prof_meta, sample_period) },
 		{ "clock_period_ns", offsetof(struct prof_meta, clock_period_ns) },
 		{ "start_time", offsetof(struct prof_meta, start_time) },
@@ -435,13 +438,19 @@ static void meta_set(struct prof_meta *m, const char *key, const char *val)
 		{ "cost_total_ns", offsetof(struct prof_meta, cost_total_ns) },
 		{ "cost_max_ns", offsetof(struct prof_meta, cost_max_ns) },
 	};
-	static const struct { const char *key; size_t off; } u32s[] = {
+	static const struct {
+		const char *key;
+		size_t off;
+	} u32s[] = {
 		{ "event", offsetof(struct prof_meta, event) },
 		{ "fallback_reason", offsetof(struct prof_meta, fallback_reason) },
 		{ "config_flags", offsetof(struct prof_meta, config_flags) },
 		{ "target_type", offsetof(struct prof_meta, target_type) },
 	};
-	static const struct { const char *key; size_t off; } strs[] = {
+	static const struct {
+		const char *key;
+		size_t off;
+	} strs[] = {
 		{ "tool_version", offsetof(struct prof_meta, tool_version) },
 		{ "kernel_release", offsetof(struct prof_meta, kernel_release) },
 		{ "machine", offsetof(struct prof_meta, machine) },
@@ -503,8 +512,8 @@ static int read_meta(const u8 *data, size_t len, struct prof_meta *m, char *err,
 	return 0;
 }
 
-static int read_records(const u8 *data, size_t len, size_t file_off, struct profile *p,
-			char *err, size_t errlen)
+static int read_records(const u8 *data, size_t len, size_t file_off, struct profile *p, char *err,
+			size_t errlen)
 {
 	size_t pos = 0;
 	const char *why;
@@ -514,8 +523,8 @@ static int read_records(const u8 *data, size_t len, size_t file_off, struct prof
 	prof_reserve(p, len, MIN(len / sizeof(struct cycsample_lost), len / 64 + 1024));
 	while (pos < len) {
 		if (prof_add_record(p, data + pos, len - pos, 0, &size, &why) == REC_CORRUPT)
-			return fail(err, errlen, "corrupt record at offset %zu: %s",
-				    file_off + pos, why);
+			return fail(err, errlen, "corrupt record at offset %zu: %s", file_off + pos,
+				    why);
 		pos += size;
 	}
 	return 0;
@@ -577,7 +586,7 @@ static int read_one_dso(struct cursor *c, struct maps *ms, const char *symfs)
 	memcpy(d->build_id, id, id_len);
 	d->e_type = get_u16(c);
 	d->e_machine = get_u16(c);
-	(void)get_u32(c);	/* symbol source at record time: informational */
+	(void)get_u32(c); /* symbol source at record time: informational */
 	nr = get_u32(c);
 	for (i = 0; i < nr && !c->bad; i++) {
 		struct dso_seg g;
@@ -774,7 +783,7 @@ int capture_read_mem(const void *data, size_t size, struct profile *p, struct ma
 			ended = true;
 			break;
 		default:
-			break;	/* a newer writer's section: skip it */
+			break; /* a newer writer's section: skip it */
 		}
 		if (ret) {
 			if (type != CAP_META && type != CAP_RECORDS)

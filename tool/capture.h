@@ -28,18 +28,18 @@
 
 #include "report.h"
 
-#define CAP_MAGIC	"CYCSCAP"	/* plus the terminating NUL: 8 bytes */
-#define CAP_VERSION	1
+#define CAP_MAGIC "CYCSCAP" /* plus the terminating NUL: 8 bytes */
+#define CAP_VERSION 1
 
 enum cap_section_type {
-	CAP_META	= 1,
-	CAP_RECORDS	= 2,
-	CAP_COMMS	= 3,
-	CAP_DSOS	= 4,
-	CAP_MAPS	= 5,
-	CAP_KSYMS	= 6,
-	CAP_JIT		= 7,
-	CAP_END		= 0xffff,
+	CAP_META = 1,
+	CAP_RECORDS = 2,
+	CAP_COMMS = 3,
+	CAP_DSOS = 4,
+	CAP_MAPS = 5,
+	CAP_KSYMS = 6,
+	CAP_JIT = 7,
+	CAP_END = 0xffff,
 };
 
 /* Write @rep (already built) and @ms to @path; 0 or -errno. */

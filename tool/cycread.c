@@ -88,40 +88,40 @@ static const struct option long_opts[] = {
 static void usage(FILE *f)
 {
 	fprintf(f,
-"Usage: cycread [options] [-p PID | -t TID | -a | [--] CMD [ARGS]]\n"
-"       cycread report -i FILE [report options]\n"
-"       cycread addr2sym -e ELF [ADDR...]\n"
-"Sample CPU cycles through " CYCSAMPLE_DEVICE " and show where the time goes.\n"
-"\n"
-"Target (one):\n"
-"  -p, --pid PID         every thread of process PID, and its new children\n"
-"  -t, --tid TID         one thread\n"
-"  -a, --all-cpus        every CPU, whatever runs there\n"
-"  [--] CMD [ARGS]       start CMD and profile it until it exits\n"
-"Sampling:\n"
-"  -F, --freq HZ         samples/s per busy CPU (default %d: low overhead, not\n"
-"                        throttled under QEMU TCG, ~10k samples in 10 s)\n"
-"  -c, --count PERIOD    one sample every PERIOD cycles instead\n"
-"  -e, --event EV        cycles (default; software clock if the PMU cannot) | clock\n"
-"  -d, --duration SECS   stop after SECS (default: target exit or Ctrl-C)\n"
-"  -g, --call-graph      record callchains (default); --no-call-graph: pc only\n"
-"      --user-only       leave kernel mode out\n"
-"      --regs            record user registers (leaf callers inside syscalls)\n"
-"  -m, --mmap-pages N    ring pages per CPU, a power of two (default %d)\n"
-"      --max-stack N     frames per chain (default %d, at most %d)\n"
-"  -o, --output FILE     also save a capture file (for cycread report -i)\n"
-"Report:\n"
-"  -i, --input FILE      report a capture file; --symfs DIR: binaries under DIR\n"
-"      --raw             every sample and its frames (perf script layout)\n"
-"      --folded          collapsed stacks for FlameGraph or speedscope\n"
-"      --svg FILE        write an interactive flame graph\n"
-"      --children        add inclusive percentages\n"
-"  -s, --sort KEYS       from comm,pid,dso,sym (default dso,sym)\n"
-"      --percent-limit P hide rows below P %%\n"
-"      --no-demangle, --no-leaf-repair, --debug-dir DIR, --kallsyms FILE\n"
-"  -q, --quiet           no report on stdout;  -v, --verbose\n"
-"  -h, --help;  -V, --version\n"
-"Exit status: 0 success, 1 runtime error, 2 usage error.\n",
+		"Usage: cycread [options] [-p PID | -t TID | -a | [--] CMD [ARGS]]\n"
+		"       cycread report -i FILE [report options]\n"
+		"       cycread addr2sym -e ELF [ADDR...]\n"
+		"Sample CPU cycles through " CYCSAMPLE_DEVICE " and show where the time goes.\n"
+		"\n"
+		"Target (one):\n"
+		"  -p, --pid PID         every thread of process PID, and its new children\n"
+		"  -t, --tid TID         one thread\n"
+		"  -a, --all-cpus        every CPU, whatever runs there\n"
+		"  [--] CMD [ARGS]       start CMD and profile it until it exits\n"
+		"Sampling:\n"
+		"  -F, --freq HZ         samples/s per busy CPU (default %d: low overhead, not\n"
+		"                        throttled under QEMU TCG, ~10k samples in 10 s)\n"
+		"  -c, --count PERIOD    one sample every PERIOD cycles instead\n"
+		"  -e, --event EV        cycles (default; software clock if the PMU cannot) | clock\n"
+		"  -d, --duration SECS   stop after SECS (default: target exit or Ctrl-C)\n"
+		"  -g, --call-graph      record callchains (default); --no-call-graph: pc only\n"
+		"      --user-only       leave kernel mode out\n"
+		"      --regs            record user registers (leaf callers inside syscalls)\n"
+		"  -m, --mmap-pages N    ring pages per CPU, a power of two (default %d)\n"
+		"      --max-stack N     frames per chain (default %d, at most %d)\n"
+		"  -o, --output FILE     also save a capture file (for cycread report -i)\n"
+		"Report:\n"
+		"  -i, --input FILE      report a capture file; --symfs DIR: binaries under DIR\n"
+		"      --raw             every sample and its frames (perf script layout)\n"
+		"      --folded          collapsed stacks for FlameGraph or speedscope\n"
+		"      --svg FILE        write an interactive flame graph\n"
+		"      --children        add inclusive percentages\n"
+		"  -s, --sort KEYS       from comm,pid,dso,sym (default dso,sym)\n"
+		"      --percent-limit P hide rows below P %%\n"
+		"      --no-demangle, --no-leaf-repair, --debug-dir DIR, --kallsyms FILE\n"
+		"  -q, --quiet           no report on stdout;  -v, --verbose\n"
+		"  -h, --help;  -V, --version\n"
+		"Exit status: 0 success, 1 runtime error, 2 usage error.\n",
 		DEFAULT_FREQ, CYCSAMPLE_DEFAULT_RING_PAGES, CYCSAMPLE_DEFAULT_STACK,
 		CYCSAMPLE_MAX_STACK);
 }
@@ -139,8 +139,8 @@ static u64 number(const char *arg, const char *what, u64 min, u64 max)
 	u64 v;
 
 	if (!parse_u64(arg, 0, &v) || v < min || v > max) {
-		fprintf(stderr, "%s: %s: '%s' is not a number from %llu to %llu\n", prog_name,
-			what, arg, min, max);
+		fprintf(stderr, "%s: %s: '%s' is not a number from %llu to %llu\n", prog_name, what,
+			arg, min, max);
 		fprintf(stderr, "Try '%s --help'.\n", prog_name);
 		exit(EXIT_USAGE);
 	}
@@ -152,8 +152,8 @@ static void set_target(struct options *o, u32 type, const char *arg)
 	o->nr_targets++;
 	o->rec.target_type = type;
 	if (arg)
-		o->rec.target = number(arg, type == CYCSAMPLE_TARGET_TID ? "tid" : "pid", 1,
-				       INT_MAX);
+		o->rec.target =
+			number(arg, type == CYCSAMPLE_TARGET_TID ? "tid" : "pid", 1, INT_MAX);
 }
 
 static void parse(struct options *o, int argc, char **argv)
@@ -163,8 +163,8 @@ static void parse(struct options *o, int argc, char **argv)
 	char *end;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "+p:t:aF:c:e:d:gm:o:i:s:qvhV", long_opts,
-				NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+p:t:aF:c:e:d:gm:o:i:s:qvhV", long_opts, NULL)) !=
+	       -1) {
 		switch (c) {
 		case 'p':
 			set_target(o, CYCSAMPLE_TARGET_PID, optarg);
@@ -300,8 +300,10 @@ static void parse(struct options *o, int argc, char **argv)
 	if (o->symfs)
 		bad_usage("%s", "--symfs applies to -i FILE");
 	if (o->nr_targets != 1)
-		bad_usage("%s", o->nr_targets ? "give one target: -p, -t, -a or a command" :
-			  "nothing to profile: give -p PID, -t TID, -a or a command");
+		bad_usage("%s",
+			  o->nr_targets
+				  ? "give one target: -p, -t, -a or a command"
+				  : "nothing to profile: give -p PID, -t TID, -a or a command");
 }
 
 static char *svg_title(const struct profile *p)

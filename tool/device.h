@@ -14,9 +14,9 @@
 struct cs_ring {
 	struct cycsample_ring_header *hdr;
 	const u8 *data;
-	u64 size;		/* power of two */
+	u64 size; /* power of two */
 	u32 cpu;
-	u64 corrupt;		/* times the ring held impossible data */
+	u64 corrupt; /* times the ring held impossible data */
 };
 
 /*

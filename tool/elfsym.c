@@ -16,13 +16,13 @@
 #include "elfsym.h"
 
 /* Bounds that no real binary reaches; beyond them the file is hostile. */
-#define MAX_SECTIONS	(1U << 20)
-#define MAX_SEGMENTS	4096U
-#define MAX_SYMBOLS	(1U << 24)
+#define MAX_SECTIONS (1U << 20)
+#define MAX_SEGMENTS 4096U
+#define MAX_SYMBOLS (1U << 24)
 
 static bool libelf_ready(void)
 {
-	static int state;	/* 0 unknown, 1 ok, -1 failed */
+	static int state; /* 0 unknown, 1 ok, -1 failed */
 
 	if (!state)
 		state = elf_version(EV_CURRENT) == EV_NONE ? -1 : 1;
@@ -79,8 +79,8 @@ static u32 note_build_id(Elf_Data *data, u8 *out)
 	while (off < data->d_size &&
 	       (next = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
 		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-		    !memcmp((char *)data->d_buf + name_off, "GNU", 4) &&
-		    nh.n_descsz > 0 && nh.n_descsz <= DSO_BUILD_ID_MAX) {
+		    !memcmp((char *)data->d_buf + name_off, "GNU", 4) && nh.n_descsz > 0 &&
+		    nh.n_descsz <= DSO_BUILD_ID_MAX) {
 			memcpy(out, (char *)data->d_buf + desc_off, nh.n_descsz);
 			return nh.n_descsz;
 		}
@@ -419,8 +419,7 @@ static bool want_symbol(const GElf_Sym *sym, const char *name, bool dynsym,
 	if (type == STT_FUNC || type == STT_GNU_IFUNC)
 		return true;
 	/* global code labels from assembly sources, never in .dynsym */
-	return type == STT_NOTYPE && !dynsym && bind != STB_LOCAL &&
-	       secs[sym->st_shndx].exec;
+	return type == STT_NOTYPE && !dynsym && bind != STB_LOCAL && secs[sym->st_shndx].exec;
 }
 
 static void load_table(struct dso *d, Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, bool dynsym,
@@ -446,7 +445,7 @@ static void load_table(struct dso *d, Elf *elf, Elf_Scn *scn, const GElf_Shdr *s
 			continue;
 		start = sym.st_value;
 		if (d->e_machine == EM_ARM)
-			start &= ~1ULL;	/* Thumb bit */
+			start &= ~1ULL; /* Thumb bit */
 		s = new_sym(d);
 		s->start = start;
 		if (sym.st_size) {

@@ -22,48 +22,48 @@
 
 #include "util.h"
 
-#define DSO_BUILD_ID_MAX	64
+#define DSO_BUILD_ID_MAX 64
 /* struct dso_sym.fs_off: where an arm64 function sets x29 (see leaf.h) */
-#define FS_OFF_UNKNOWN		(-2)
-#define FS_OFF_NONE		(-1)
+#define FS_OFF_UNKNOWN (-2)
+#define FS_OFF_NONE (-1)
 
 struct dso_seg {
 	u64 vaddr;
 	u64 memsz;
 	u64 offset;
 	u64 filesz;
-	u32 flags;		/* PF_R/PF_W/PF_X */
+	u32 flags; /* PF_R/PF_W/PF_X */
 };
 
-#define DSYM_DYNSYM	(1U << 0)	/* came from .dynsym */
-#define DSYM_SIZED	(1U << 1)	/* st_size was not 0 */
+#define DSYM_DYNSYM (1U << 0) /* came from .dynsym */
+#define DSYM_SIZED (1U << 1) /* st_size was not 0 */
 
 struct dso_sym {
 	u64 start;
-	u64 end;		/* exclusive */
-	u32 name;		/* offset into dso.names */
+	u64 end; /* exclusive */
+	u32 name; /* offset into dso.names */
 	u8 bind;
 	u8 type;
 	u8 flags;
-	s32 fs_off;		/* FS_OFF_* or the byte offset, filled lazily */
+	s32 fs_off; /* FS_OFF_* or the byte offset, filled lazily */
 };
 
 enum dso_symsrc {
-	SYMSRC_NONE,		/* no symbols at all */
-	SYMSRC_SYMTAB,		/* the binary's own .symtab (+ .dynsym) */
-	SYMSRC_DEBUG,		/* .symtab of a separate debug file (+ .dynsym) */
-	SYMSRC_DYNSYM,		/* only .dynsym: stripped, no debug file found */
-	SYMSRC_EMBEDDED,	/* symbols stored in a capture file */
+	SYMSRC_NONE, /* no symbols at all */
+	SYMSRC_SYMTAB, /* the binary's own .symtab (+ .dynsym) */
+	SYMSRC_DEBUG, /* .symtab of a separate debug file (+ .dynsym) */
+	SYMSRC_DYNSYM, /* only .dynsym: stripped, no debug file found */
+	SYMSRC_EMBEDDED, /* symbols stored in a capture file */
 };
 
 struct dso {
-	char *path;		/* as the process mapped it */
-	const char *name;	/* basename of path */
+	char *path; /* as the process mapped it */
+	const char *name; /* basename of path */
 	int fd;
-	void *elf;		/* Elf *, kept opaque for users of this header */
-	const u8 *image;	/* the whole file (mmap by libelf) */
+	void *elf; /* Elf *, kept opaque for users of this header */
+	const u8 *image; /* the whole file (mmap by libelf) */
 	size_t image_size;
-	void *mem;		/* our copy for dso_open_mem */
+	void *mem; /* our copy for dso_open_mem */
 	u16 e_type;
 	u16 e_machine;
 	struct dso_seg *segs;
@@ -75,7 +75,7 @@ struct dso {
 	bool has_symtab;
 	bool syms_loaded;
 	enum dso_symsrc symsrc;
-	char *symsrc_path;	/* file the symbols came from */
+	char *symsrc_path; /* file the symbols came from */
 	struct dso_sym *syms;
 	u32 nr_syms;
 	u32 syms_alloc;
@@ -91,8 +91,8 @@ struct dso {
 
 /* Where separate debug files are looked for. */
 struct dso_search {
-	const char *root;	/* prefix for every path (--symfs), or NULL */
-	const char *debug_dir;	/* default /usr/lib/debug */
+	const char *root; /* prefix for every path (--symfs), or NULL */
+	const char *debug_dir; /* default /usr/lib/debug */
 };
 
 /*

@@ -8,7 +8,7 @@
 
 #include "kallsyms.h"
 
-#define KALLSYMS_MAX_BYTES	(256U << 20)
+#define KALLSYMS_MAX_BYTES (256U << 20)
 
 static u32 add_name(struct kallsyms *k, const char *s, size_t len)
 {
@@ -101,8 +101,8 @@ static void module_ranges(const char *path, struct kallsyms *k)
 		for (i = 0; i < k->nr; i++) {
 			struct ksym *s = &k->syms[i];
 
-			if (s->module && !strcmp(k->names + s->module, name) &&
-			    s->start >= addr && s->start < addr + size)
+			if (s->module && !strcmp(k->names + s->module, name) && s->start >= addr &&
+			    s->start < addr + size)
 				s->end = addr + size;
 		}
 	}
@@ -154,7 +154,7 @@ int ksyms_load(struct kallsyms *k, const char *path, const char *modules)
 			nonzero++;
 		if (!strcmp(name, "_etext")) {
 			etext = addr;
-			continue;	/* a bound, not a function */
+			continue; /* a bound, not a function */
 		}
 		if (!addr || !is_text(type))
 			continue;

@@ -16,8 +16,8 @@
 struct ksym {
 	u64 start;
 	u64 end;
-	u32 name;		/* offset into names */
-	u32 module;		/* offset into names; 0 = core kernel */
+	u32 name; /* offset into names */
+	u32 module; /* offset into names; 0 = core kernel */
 	char type;
 };
 
@@ -25,12 +25,12 @@ struct kallsyms {
 	struct ksym *syms;
 	u32 nr;
 	u32 alloc;
-	char *names;		/* names[0] is "" */
+	char *names; /* names[0] is "" */
 	size_t names_len;
 	size_t names_alloc;
 	bool loaded;
-	bool hidden;		/* addresses were zeroed by kptr_restrict */
-	char *note;		/* why kernel frames cannot be named, or NULL */
+	bool hidden; /* addresses were zeroed by kptr_restrict */
+	char *note; /* why kernel frames cannot be named, or NULL */
 };
 
 /*

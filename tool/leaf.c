@@ -17,8 +17,8 @@ bool a64_sets_fp(u32 insn)
 
 bool a64_is_ret(u32 insn)
 {
-	return (insn & 0xfffffc1f) == 0xd65f0000 ||	/* ret Xn */
-	       insn == 0xd65f0bff || insn == 0xd65f0fff;	/* retaa, retab */
+	return (insn & 0xfffffc1f) == 0xd65f0000 || /* ret Xn */
+	       insn == 0xd65f0bff || insn == 0xd65f0fff; /* retaa, retab */
 }
 
 s32 a64_frame_setup_offset(const u8 *code, u32 n)
@@ -27,7 +27,7 @@ s32 a64_frame_setup_offset(const u8 *code, u32 n)
 
 	for (i = 0; i < n; i++) {
 		memcpy(&insn, code + 4 * i, 4);
-		insn = le32toh(insn);	/* A64 code is little-endian data */
+		insn = le32toh(insn); /* A64 code is little-endian data */
 		if (a64_sets_fp(insn))
 			return 4 * i;
 	}

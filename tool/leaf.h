@@ -26,25 +26,25 @@
 
 #include "util.h"
 
-#define LEAF_SCAN_INSNS	16
+#define LEAF_SCAN_INSNS 16
 
 enum leaf_verdict {
 	LEAF_KEEP = 0,
-	LEAF_INSERT_FRAMELESS,	/* rule A: function has no frame record */
-	LEAF_INSERT_PROLOGUE,	/* rule A: pc before x29 is set */
-	LEAF_INSERT_EPILOGUE,	/* rule A: pc on a ret */
-	LEAF_INSERT_LR,		/* rule B */
+	LEAF_INSERT_FRAMELESS, /* rule A: function has no frame record */
+	LEAF_INSERT_PROLOGUE, /* rule A: pc before x29 is set */
+	LEAF_INSERT_EPILOGUE, /* rule A: pc on a ret */
+	LEAF_INSERT_LR, /* rule B */
 };
 
 struct leaf_input {
-	bool code_known;	/* fs_off is valid */
-	s32 fs_off;		/* FS_OFF_NONE or byte offset of "add x29, sp, #imm" */
-	u64 pc_off;		/* pc - function start */
+	bool code_known; /* fs_off is valid */
+	s32 fs_off; /* FS_OFF_NONE or byte offset of "add x29, sp, #imm" */
+	u64 pc_off; /* pc - function start */
 	bool pc_insn_known;
 	u32 pc_insn;
-	u64 pc_fn;		/* function identities, 0 = unknown */
+	u64 pc_fn; /* function identities, 0 = unknown */
 	u64 lr_fn;
-	u64 caller_fn;		/* function of the chain's first return address */
+	u64 caller_fn; /* function of the chain's first return address */
 };
 
 /* "add x29, sp, #imm" (mov x29, sp is #0) */

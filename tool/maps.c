@@ -13,9 +13,9 @@
 
 #include "maps.h"
 
-#define MAPS_MAX_BYTES	(64U << 20)
-#define VDSO_MAX_BYTES	(1U << 20)
-#define DELETED_SUFFIX	" (deleted)"
+#define MAPS_MAX_BYTES (64U << 20)
+#define VDSO_MAX_BYTES (1U << 20)
+#define DELETED_SUFFIX " (deleted)"
 
 void maps_init(struct maps *ms, bool live)
 {
@@ -66,8 +66,9 @@ bool maps_parse_line(const char *line, struct map *m)
 	size_t len;
 	int n = -1;
 
-	if (sscanf(line, "%llx-%llx %4s %llx %x:%x %llu%n", &start, &end, perms, &pgoff,
-		   &major, &minor, &ino, &n) != 7 || n < 0 || start >= end || strlen(perms) != 4)
+	if (sscanf(line, "%llx-%llx %4s %llx %x:%x %llu%n", &start, &end, perms, &pgoff, &major,
+		   &minor, &ino, &n) != 7 ||
+	    n < 0 || start >= end || strlen(perms) != 4)
 		return false;
 	memset(m, 0, sizeof(*m));
 	m->start = start;
@@ -170,8 +171,8 @@ static int open_mapped_file(struct maps *ms, const struct map *m)
 	if (!ms->live)
 		return open(m->path, O_RDONLY | O_CLOEXEC);
 	/* the inode the process really maps, even if deleted or replaced */
-	snprintf(buf, sizeof(buf), "%s/%u/map_files/%llx-%llx", ms->proc_root, m->pid,
-		 m->start, m->end);
+	snprintf(buf, sizeof(buf), "%s/%u/map_files/%llx-%llx", ms->proc_root, m->pid, m->start,
+		 m->end);
 	fd = open(buf, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0)
 		return fd;

@@ -17,60 +17,60 @@
 
 enum map_kind {
 	MAP_FILE,
-	MAP_ANON,		/* anonymous (JIT code lives here) */
+	MAP_ANON, /* anonymous (JIT code lives here) */
 	MAP_VDSO,
-	MAP_SPECIAL,		/* [heap], [stack], [vsyscall], ... */
+	MAP_SPECIAL, /* [heap], [stack], [vsyscall], ... */
 };
 
-#define MAP_R	1U
-#define MAP_W	2U
-#define MAP_X	4U
+#define MAP_R 1U
+#define MAP_W 2U
+#define MAP_X 4U
 
 struct map {
-	u32 id;			/* index in maps.all */
+	u32 id; /* index in maps.all */
 	u32 pid;
-	u64 gen_time;		/* valid for samples from this time on */
+	u64 gen_time; /* valid for samples from this time on */
 	u64 start;
 	u64 end;
 	u64 pgoff;
 	u32 prot;
-	u32 kind;		/* enum map_kind */
+	u32 kind; /* enum map_kind */
 	u64 ino;
 	u32 dev_major;
 	u32 dev_minor;
-	char *path;		/* as in maps, without " (deleted)" */
+	char *path; /* as in maps, without " (deleted)" */
 	bool deleted;
-	struct dso *dso;	/* NULL when it could not be opened */
-	const char *open_err;	/* why dso is NULL */
+	struct dso *dso; /* NULL when it could not be opened */
+	const char *open_err; /* why dso is NULL */
 	u8 build_id[DSO_BUILD_ID_MAX];
 	u32 build_id_len;
 };
 
 struct proc_maps {
 	u32 pid;
-	u32 *ids;		/* into maps.all */
+	u32 *ids; /* into maps.all */
 	u32 nr;
 	u32 alloc;
 	u64 cur_gen;
-	u64 last_refresh;	/* now_ns() */
+	u64 last_refresh; /* now_ns() */
 	u32 nr_refresh;
 	bool read_failed;
 };
 
 struct maps {
-	struct map **all;	/* every mapping ever seen (capture files list them) */
+	struct map **all; /* every mapping ever seen (capture files list them) */
 	u32 nr_all;
 	u32 alloc_all;
 	struct proc_maps **procs;
 	u32 nr_procs;
 	u32 alloc_procs;
-	struct u64map proc_index;	/* pid -> index in procs */
-	struct dso **dsos;	/* every opened file, shared between mappings */
+	struct u64map proc_index; /* pid -> index in procs */
+	struct dso **dsos; /* every opened file, shared between mappings */
 	u32 nr_dsos;
 	u32 alloc_dsos;
 	struct dso_search search;
-	bool live;		/* may read /proc */
-	const char *proc_root;	/* "/proc" unless tests say otherwise */
+	bool live; /* may read /proc */
+	const char *proc_root; /* "/proc" unless tests say otherwise */
 };
 
 void maps_init(struct maps *ms, bool live);

@@ -11,7 +11,7 @@
 
 #include "perfmap.h"
 
-#define PERFMAP_MAX_BYTES	(256U << 20)
+#define PERFMAP_MAX_BYTES (256U << 20)
 
 void jitmap_add(struct jitmap *j, u64 start, u64 end, const char *name)
 {
@@ -38,7 +38,7 @@ static int jit_cmp(const void *a, const void *b)
 
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
-	return x->line > y->line ? -1 : x->line < y->line;	/* newest first */
+	return x->line > y->line ? -1 : x->line < y->line; /* newest first */
 }
 
 void jitmap_finish(struct jitmap *j)

@@ -24,8 +24,8 @@ struct jitmap {
 	char *names;
 	size_t names_len;
 	size_t names_alloc;
-	bool present;		/* a map file was found */
-	u64 loaded_at;		/* now_ns() of the last (re)load, live sessions */
+	bool present; /* a map file was found */
+	u64 loaded_at; /* now_ns() of the last (re)load, live sessions */
 };
 
 /*

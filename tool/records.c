@@ -68,8 +68,7 @@ enum rec_status rec_check(const void *buf, size_t avail, u32 *size, const char *
 		*why = "record shorter than its type";
 		return REC_CORRUPT;
 	}
-	if (hdr.type == CYCSAMPLE_REC_SAMPLE &&
-	    !sample_size_ok(buf, hdr.size, why))
+	if (hdr.type == CYCSAMPLE_REC_SAMPLE && !sample_size_ok(buf, hdr.size, why))
 		return REC_CORRUPT;
 	return REC_VALID;
 }
@@ -209,8 +208,7 @@ enum rec_status prof_add_record(struct profile *p, const void *rec, size_t avail
 	e = &p->ev[p->nr_ev];
 	e->off = p->recs_len;
 	e->type = type;
-	e->cpu = type == CYCSAMPLE_REC_SAMPLE ?
-		((const struct cycsample_sample *)rec)->cpu : cpu;
+	e->cpu = type == CYCSAMPLE_REC_SAMPLE ? ((const struct cycsample_sample *)rec)->cpu : cpu;
 	e->time = record_time(p->recs + p->recs_len, type);
 	e->seq = p->nr_ev;
 	p->nr_ev++;

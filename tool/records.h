@@ -15,9 +15,9 @@
 
 /* rec_check() results */
 enum rec_status {
-	REC_VALID	= 0,	/* a known type with a consistent size */
-	REC_SKIP	= 1,	/* a well-formed record of a type we do not know */
-	REC_CORRUPT	= -1,	/* size or contents impossible: stop reading here */
+	REC_VALID = 0, /* a known type with a consistent size */
+	REC_SKIP = 1, /* a well-formed record of a type we do not know */
+	REC_CORRUPT = -1, /* size or contents impossible: stop reading here */
 };
 
 /*
@@ -30,9 +30,9 @@ enum rec_status rec_check(const void *buf, size_t avail, u32 *size, const char *
 /* A decoded view of a SAMPLE record (pointers into the record). */
 struct rec_sample {
 	const struct cycsample_sample *s;
-	const u64 *kframes;	/* nr_kernel, innermost first */
-	const u64 *uframes;	/* nr_user, innermost first */
-	const u64 *regs;	/* nr_regs */
+	const u64 *kframes; /* nr_kernel, innermost first */
+	const u64 *uframes; /* nr_user, innermost first */
+	const u64 *regs; /* nr_regs */
 };
 
 /* Only for records rec_check() accepted as CYCSAMPLE_REC_SAMPLE. */
@@ -50,17 +50,17 @@ struct prof_meta {
 	char *kernel_release;
 	char *machine;
 	char *hostname;
-	char *command;			/* "-- CMD ARGS" or NULL */
+	char *command; /* "-- CMD ARGS" or NULL */
 	char pmu_name[32];
-	u32 event;			/* enum cycsample_event in use */
+	u32 event; /* enum cycsample_event in use */
 	u32 fallback_reason;
 	s32 fallback_errno;
 	u32 config_flags;
 	u32 target_type;
 	s32 target;
-	u64 sample_period;		/* Hz when CYCSAMPLE_CFG_FREQ */
+	u64 sample_period; /* Hz when CYCSAMPLE_CFG_FREQ */
 	u64 clock_period_ns;
-	u64 start_time;			/* wall clock, seconds since the epoch */
+	u64 start_time; /* wall clock, seconds since the epoch */
 	u64 duration_ns;
 	/* the module's counters at the end of the session */
 	u64 samples;
@@ -73,7 +73,7 @@ struct prof_meta {
 	u64 cost_max_ns;
 	bool ksyms_hidden;
 	char *ksyms_note;
-	int cmd_status;			/* wait status of -- CMD, or -1 */
+	int cmd_status; /* wait status of -- CMD, or -1 */
 };
 
 void meta_free(struct prof_meta *m);
@@ -83,14 +83,14 @@ const char *meta_event_name(u32 event);
 /* One record in time order. */
 struct prof_event {
 	u64 time;
-	u64 off;		/* into profile.recs */
+	u64 off; /* into profile.recs */
 	u32 type;
 	u32 cpu;
-	u32 seq;		/* arrival order: breaks ties stably */
+	u32 seq; /* arrival order: breaks ties stably */
 };
 
 struct profile {
-	u8 *recs;		/* validated records, back to back, 8-aligned */
+	u8 *recs; /* validated records, back to back, 8-aligned */
 	size_t recs_len;
 	size_t recs_alloc;
 	struct prof_event *ev;
@@ -101,12 +101,12 @@ struct profile {
 	/* what the reader saw in the records */
 	u64 nr_samples;
 	u64 nr_lost_records;
-	u64 lost_samples;	/* sum over LOST records */
-	u64 nr_throttled;	/* samples flagged THROTTLED */
+	u64 lost_samples; /* sum over LOST records */
+	u64 nr_throttled; /* samples flagged THROTTLED */
 	u64 nr_exec;
 	u64 nr_exit;
-	u64 nr_unknown;		/* well-formed records of unknown types */
-	u64 nr_corrupt;		/* rings or files cut short by impossible records */
+	u64 nr_unknown; /* well-formed records of unknown types */
+	u64 nr_corrupt; /* rings or files cut short by impossible records */
 
 	/* pid -> command name, from EXEC records and /proc/PID/comm */
 	struct u64map comm_index;

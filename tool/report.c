@@ -11,8 +11,14 @@
 
 bool report_parse_sort(struct report_opts *o, const char *arg, const char **bad)
 {
-	static const struct { const char *name; enum report_key key; } names[] = {
-		{ "comm", KEY_COMM }, { "pid", KEY_PID }, { "dso", KEY_DSO }, { "sym", KEY_SYM },
+	static const struct {
+		const char *name;
+		enum report_key key;
+	} names[] = {
+		{ "comm", KEY_COMM },
+		{ "pid", KEY_PID },
+		{ "dso", KEY_DSO },
+		{ "sym", KEY_SYM },
 	};
 	char *copy = xstrdup(arg), *tok, *save = NULL;
 	u32 i;
@@ -147,8 +153,8 @@ void report_header(const struct report *rep, FILE *out)
 	struct sbuf sb = { 0 };
 
 	target_str(m, p, &sb);
-	fprintf(out, "# cycread %s: %s, %.2f s", m->tool_version ? m->tool_version : "?",
-		sb.buf, m->duration_ns / 1e9);
+	fprintf(out, "# cycread %s: %s, %.2f s", m->tool_version ? m->tool_version : "?", sb.buf,
+		m->duration_ns / 1e9);
 	if (m->kernel_release)
 		fprintf(out, ", kernel %s %s", m->kernel_release, m->machine ? m->machine : "");
 	fputc('\n', out);
@@ -166,13 +172,14 @@ void report_header(const struct report *rep, FILE *out)
 	if (!(m->config_flags & (CYCSAMPLE_CFG_USER_CHAIN | CYCSAMPLE_CFG_KERNEL_CHAIN)))
 		fputs(", no call graph", out);
 	fputc('\n', out);
-	fprintf(out, "# samples: %llu, lost: %llu, throttled: %llu, dropped: %llu kernel-mode, "
-		"%llu other\n", (unsigned long long)p->nr_samples,
-		MAX(m->lost, p->lost_samples), MAX(m->throttled, p->nr_throttled),
-		m->dropped_kernel, m->dropped_other);
+	fprintf(out,
+		"# samples: %llu, lost: %llu, throttled: %llu, dropped: %llu kernel-mode, "
+		"%llu other\n",
+		(unsigned long long)p->nr_samples, MAX(m->lost, p->lost_samples),
+		MAX(m->throttled, p->nr_throttled), m->dropped_kernel, m->dropped_other);
 	if (m->samples && m->samples != p->nr_samples)
-		fprintf(out, "# note: the module wrote %llu samples, %llu were read\n",
-			m->samples, (unsigned long long)p->nr_samples);
+		fprintf(out, "# note: the module wrote %llu samples, %llu were read\n", m->samples,
+			(unsigned long long)p->nr_samples);
 	if (p->nr_corrupt)
 		fprintf(out, "# warning: %llu corrupt records skipped\n",
 			(unsigned long long)p->nr_corrupt);
@@ -206,11 +213,14 @@ void report_footer(const struct report *rep, FILE *out)
 		}
 		fputs(")\n", out);
 		fputs("# frames without a symbol are grouped per file as [file]; --raw shows "
-		      "file+offset\n", out);
+		      "file+offset\n",
+		      out);
 	}
 	if (r->leaf_inserted)
-		fprintf(out, "# arm64 leaf-caller repair: caller inserted from LR in %llu "
-			"samples\n", r->leaf_inserted);
+		fprintf(out,
+			"# arm64 leaf-caller repair: caller inserted from LR in %llu "
+			"samples\n",
+			r->leaf_inserted);
 	if (r->ksyms.note && (r->reasons[UR_KERNEL_HIDDEN] || r->reasons[UR_KERNEL_UNKNOWN]))
 		fprintf(out, "# %s\n", r->ksyms.note);
 	else if (rep->p->meta.ksyms_note && r->reasons[UR_KERNEL_HIDDEN])
@@ -252,16 +262,16 @@ void report_frame_name(const struct report *rep, u32 fi, bool kernel, struct sbu
 /* ---- top ---------------------------------------------------------------- */
 
 struct top_row {
-	u32 fields[REPORT_MAX_KEYS];	/* ids in the local string table */
+	u32 fields[REPORT_MAX_KEYS]; /* ids in the local string table */
 	u64 self;
 	u64 children;
-	u32 last_sample;	/* counts children once per sample */
+	u32 last_sample; /* counts children once per sample */
 };
 
 struct top {
-	struct strtab strs;	/* field values and row keys */
+	struct strtab strs; /* field values and row keys */
 	struct u64map rows_by_key;
-	struct u64map rows_by_frame;	/* (pid, frame_info, kernel) -> row */
+	struct u64map rows_by_frame; /* (pid, frame_info, kernel) -> row */
 	struct top_row *rows;
 	u32 nr;
 	u32 alloc;

@@ -22,7 +22,7 @@ enum report_key {
 	KEY_SYM,
 };
 
-#define REPORT_MAX_KEYS	4
+#define REPORT_MAX_KEYS 4
 
 struct report_opts {
 	bool raw;
@@ -31,7 +31,7 @@ struct report_opts {
 	const char *svg_path;
 	enum report_key keys[REPORT_MAX_KEYS];
 	u32 nr_keys;
-	double min_percent;	/* top rows below this are summed up in one line */
+	double min_percent; /* top rows below this are summed up in one line */
 };
 
 /* Parse "dso,sym" into @o; false (with *bad set) on an unknown key. */
@@ -39,10 +39,10 @@ bool report_parse_sort(struct report_opts *o, const char *arg, const char **bad)
 
 /* A resolved sample: frames innermost first, as indexes of frame_info. */
 struct rsample {
-	u32 first;		/* into report.frames */
+	u32 first; /* into report.frames */
 	u16 nr;
-	u16 nr_kernel;		/* the first nr_kernel frames are kernel frames */
-	u32 ev;			/* index in profile.ev */
+	u16 nr_kernel; /* the first nr_kernel frames are kernel frames */
+	u32 ev; /* index in profile.ev */
 	u8 leaf;
 };
 
@@ -51,8 +51,8 @@ struct report {
 	struct resolver *r;
 	struct rsample *samples;
 	u32 nr_samples;
-	u32 *frames;		/* frame_info indexes */
-	u8 *frame_flags;	/* SF_* */
+	u32 *frames; /* frame_info indexes */
+	u8 *frame_flags; /* SF_* */
 	u64 *frame_off;
 	u64 *frame_addr;
 	size_t nr_frames;

@@ -29,8 +29,7 @@ static void raw_sample(const struct report *rep, const struct rsample *rs, FILE 
 	time_str(s->time, t, sizeof(t));
 	fprintf(out, "%s %u/%u [%03u] %s: %llu %s: %s pc 0x%llx sp 0x%llx fp 0x%llx lr 0x%llx",
 		sb->buf, s->pid, s->tid, s->cpu, t, s->period, ev,
-		s->flags & CYCSAMPLE_SAMPLE_KERNEL ? "kernel" : "user", s->pc, s->sp, s->fp,
-		s->lr);
+		s->flags & CYCSAMPLE_SAMPLE_KERNEL ? "kernel" : "user", s->pc, s->sp, s->fp, s->lr);
 	if (s->flags & CYCSAMPLE_SAMPLE_THROTTLED)
 		fputs(" throttled", out);
 	if (s->flags & CYCSAMPLE_SAMPLE_REGS_HIDDEN)
@@ -69,8 +68,8 @@ static void raw_task(const struct report *rep, const struct prof_event *e, FILE 
 	report_comm_name(rep, t->pid, sb);
 	time_str(t->time, ts, sizeof(ts));
 	if (e->type == CYCSAMPLE_REC_EXEC)
-		fprintf(out, "%s %u/%u [%03u] %s: EXEC %s\n\n", sb->buf, t->pid, t->tid, e->cpu,
-			ts, comm);
+		fprintf(out, "%s %u/%u [%03u] %s: EXEC %s\n\n", sb->buf, t->pid, t->tid, e->cpu, ts,
+			comm);
 	else
 		fprintf(out, "%s %u/%u [%03u] %s: EXIT\n\n", sb->buf, t->pid, t->tid, e->cpu, ts);
 }

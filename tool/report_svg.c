@@ -19,12 +19,12 @@
 
 #include "report.h"
 
-#define SVG_WIDTH	1200
-#define SVG_PAD		10
-#define SVG_FRAME_H	16
-#define SVG_TOP		34
-#define SVG_BOTTOM	26
-#define SVG_CHAR_W	7.0	/* average glyph width of the 12px font, for trimming */
+#define SVG_WIDTH 1200
+#define SVG_PAD 10
+#define SVG_FRAME_H 16
+#define SVG_TOP 34
+#define SVG_BOTTOM 26
+#define SVG_CHAR_W 7.0 /* average glyph width of the 12px font, for trimming */
 
 enum node_kind {
 	NODE_ROOT,
@@ -36,12 +36,12 @@ enum node_kind {
 };
 
 struct fnode {
-	u32 name;		/* local strtab id */
+	u32 name; /* local strtab id */
 	u32 parent;
 	u32 first_child;
 	u32 next_sibling;
-	u64 count;		/* samples in this frame and below */
-	u64 x;			/* samples left of this frame */
+	u64 count; /* samples in this frame and below */
+	u64 x; /* samples left of this frame */
 	u32 depth;
 	u8 kind;
 };
@@ -50,12 +50,12 @@ struct ftree {
 	struct fnode *n;
 	u32 nr;
 	u32 alloc;
-	struct u64map child;	/* (parent << 32 | name) -> node */
+	struct u64map child; /* (parent << 32 | name) -> node */
 	struct strtab strs;
 	u32 max_depth;
 };
 
-#define NO_NODE	UINT32_MAX
+#define NO_NODE UINT32_MAX
 
 static u32 tree_child(struct ftree *t, u32 parent, const char *name, u8 kind)
 {
@@ -233,7 +233,8 @@ static const char svg_style[] =
 static const char svg_script[] =
 	"<script type=\"text/ecmascript\"><![CDATA[\n"
 	"'use strict';\n"
-	"var W = " "%d, PAD = %d, CHAR_W = %.1f;\n"
+	"var W = "
+	"%d, PAD = %d, CHAR_W = %.1f;\n"
 	"var frames = [], total = 1, details, matched, resetBtn, zoomed = null, re = null;\n"
 	"function attr(g, a) { return g.getAttribute('data-' + a); }\n"
 	"function num(g, a) { return +attr(g, a); }\n"
@@ -333,15 +334,17 @@ static void emit_frame(FILE *out, const struct ftree *t, const struct fnode *n, 
 	char color[32];
 
 	node_color(t, n, color, sizeof(color));
-	fprintf(out, "<g class=\"f\" data-x=\"%llu\" data-w=\"%llu\" data-d=\"%u\" data-n=\"",
-		n->x, n->count, n->depth);
+	fprintf(out, "<g class=\"f\" data-x=\"%llu\" data-w=\"%llu\" data-d=\"%u\" data-n=\"", n->x,
+		n->count, n->depth);
 	xml_escape(out, name);
 	fputs("\"><title>", out);
 	xml_escape(out, name);
 	fprintf(out, " (%llu samples, %.2f%%)</title>", n->count,
 		total ? 100.0 * n->count / total : 0.0);
-	fprintf(out, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" rx=\"2\" "
-		"fill=\"%s\"/>", x, y, w, SVG_FRAME_H - 1, color);
+	fprintf(out,
+		"<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" rx=\"2\" "
+		"fill=\"%s\"/>",
+		x, y, w, SVG_FRAME_H - 1, color);
 	fprintf(out, "<text x=\"%.2f\" y=\"%.1f\">", x + 3, y + 11.5);
 	if (max >= 3) {
 		if ((int)len <= max) {
@@ -373,10 +376,13 @@ int report_svg(const struct report *rep, const char *path, const char *title)
 	height = SVG_TOP + (t.max_depth + 1) * SVG_FRAME_H + SVG_BOTTOM;
 
 	fputs("<?xml version=\"1.0\" standalone=\"no\"?>\n", out);
-	fprintf(out, "<svg version=\"1.1\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
-		"xmlns=\"http://www.w3.org/2000/svg\">\n", SVG_WIDTH, height, SVG_WIDTH, height);
+	fprintf(out,
+		"<svg version=\"1.1\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+		"xmlns=\"http://www.w3.org/2000/svg\">\n",
+		SVG_WIDTH, height, SVG_WIDTH, height);
 	fputs("<!-- flame graph written by cycread: width is the share of samples, "
-	      "bottom-up from caller to callee -->\n", out);
+	      "bottom-up from caller to callee -->\n",
+	      out);
 	fputs(svg_style, out);
 	fprintf(out, svg_script, SVG_WIDTH, SVG_PAD, SVG_CHAR_W);
 	fprintf(out, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#f6f6f4\"/>\n",
@@ -384,10 +390,14 @@ int report_svg(const struct report *rep, const char *path, const char *title)
 	fprintf(out, "<text id=\"title\" x=\"%d\" y=\"22\" text-anchor=\"middle\">", SVG_WIDTH / 2);
 	xml_escape(out, title);
 	fputs("</text>\n", out);
-	fprintf(out, "<text id=\"reset\" class=\"btn\" x=\"%d\" y=\"22\" style=\"opacity:0\">"
-		"Reset Zoom</text>\n", SVG_PAD);
-	fprintf(out, "<text id=\"search\" class=\"btn\" x=\"%d\" y=\"22\" text-anchor=\"end\">"
-		"Search</text>\n", SVG_WIDTH - SVG_PAD);
+	fprintf(out,
+		"<text id=\"reset\" class=\"btn\" x=\"%d\" y=\"22\" style=\"opacity:0\">"
+		"Reset Zoom</text>\n",
+		SVG_PAD);
+	fprintf(out,
+		"<text id=\"search\" class=\"btn\" x=\"%d\" y=\"22\" text-anchor=\"end\">"
+		"Search</text>\n",
+		SVG_WIDTH - SVG_PAD);
 	fprintf(out, "<text id=\"details\" x=\"%d\" y=\"%d\"> </text>\n", SVG_PAD, height - 8);
 	fprintf(out, "<text id=\"matched\" x=\"%d\" y=\"%d\" text-anchor=\"end\"></text>\n",
 		SVG_WIDTH - SVG_PAD, height - 8);

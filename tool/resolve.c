@@ -12,8 +12,8 @@
 #include "resolve.h"
 
 /* Re-read a process's maps for unknown addresses at most this often. */
-#define REFRESH_INTERVAL_NS	(20 * 1000 * 1000ULL)
-#define REFRESH_MAX		2000
+#define REFRESH_INTERVAL_NS (20 * 1000 * 1000ULL)
+#define REFRESH_MAX 2000
 
 const char *const unres_reason_str[UR_MAX] = {
 	[UR_NONE] = "resolved",
@@ -132,8 +132,8 @@ u32 res_kernel(struct resolver *r, u64 addr)
 		fi->off = addr - ks->start;
 		fi->flags |= FI_RESOLVED;
 	} else {
-		fi->reason = (!addr || r->ksyms.hidden || !r->ksyms.nr) ? UR_KERNEL_HIDDEN :
-			     UR_KERNEL_UNKNOWN;
+		fi->reason = (!addr || r->ksyms.hidden || !r->ksyms.nr) ? UR_KERNEL_HIDDEN
+									: UR_KERNEL_UNKNOWN;
 		fi->func = intern(r, fi->reason == UR_KERNEL_HIDDEN ? "[kernel]" : "[unknown]");
 		fi->dso = intern(r, "[kernel.kallsyms]");
 		fi->path = fi->dso;
@@ -228,8 +228,7 @@ static void resolve_anon(struct resolver *r, struct frame_info *fi, u32 pid, u64
 	fi->path = fi->dso;
 }
 
-static void resolve_file(struct resolver *r, struct frame_info *fi, const struct map *m,
-			 u64 addr)
+static void resolve_file(struct resolver *r, struct frame_info *fi, const struct map *m, u64 addr)
 {
 	u64 off = addr - m->start + m->pgoff, vaddr;
 	struct dso *d = m->dso;
@@ -337,7 +336,7 @@ void res_observe(struct resolver *r, const struct rec_sample *v)
 		if (!m || m->kind == MAP_ANON)
 			observe_jit(r, s->pid, addr);
 		if (!m)
-			break;	/* one refresh per sample is enough */
+			break; /* one refresh per sample is enough */
 	}
 }
 
@@ -395,7 +394,7 @@ static void leaf_repair(struct resolver *r, struct stack *st, const struct rec_s
 	if (s->flags & CYCSAMPLE_SAMPLE_USER)
 		lr = s->lr;
 	else if (s->nr_regs > 30)
-		lr = v->regs[30];	/* user x30 from the register dump */
+		lr = v->regs[30]; /* user x30 from the register dump */
 	else
 		return;
 	lr = a64_strip_pac(lr);
@@ -410,7 +409,7 @@ static void leaf_repair(struct resolver *r, struct stack *st, const struct rec_s
 	pc_fi = &r->fis[st->f[pc_frame].fi];
 	lr_idx = res_user(r, s->pid, s->time, lr - 1);
 	lr_fi = &r->fis[lr_idx];
-	pc_fi = &r->fis[st->f[pc_frame].fi];	/* fis may have moved */
+	pc_fi = &r->fis[st->f[pc_frame].fi]; /* fis may have moved */
 	in.pc_fn = fn_key(pc_fi);
 	in.lr_fn = fn_key(lr_fi);
 	if (first_ret < s->nr_user) {
@@ -426,8 +425,8 @@ static void leaf_repair(struct resolver *r, struct stack *st, const struct rec_s
 		if (pc_fi->sym->fs_off != FS_OFF_UNKNOWN) {
 			in.code_known = true;
 			in.fs_off = pc_fi->sym->fs_off;
-			in.pc_insn_known = dso_read(pc_fi->d, pc_fi->sym->start + pc_fi->off,
-						    &in.pc_insn, 4);
+			in.pc_insn_known =
+				dso_read(pc_fi->d, pc_fi->sym->start + pc_fi->off, &in.pc_insn, 4);
 		}
 	}
 	verdict = leaf_decide(&in);

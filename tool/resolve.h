@@ -21,42 +21,42 @@
 
 enum unres_reason {
 	UR_NONE = 0,
-	UR_NO_MAPPING,		/* no mapping covers the address */
-	UR_NO_FILE,		/* the mapped file could not be opened */
-	UR_NO_SYMBOLS,		/* the file has no symbol table at all */
-	UR_NO_SYMBOL,		/* the address lies outside every symbol */
-	UR_JIT_NO_MAP,		/* anonymous code without /tmp/perf-PID.map */
-	UR_KERNEL_HIDDEN,	/* kernel addresses withheld (kptr_restrict/REGS_HIDDEN) */
-	UR_KERNEL_UNKNOWN,	/* kernel address outside kallsyms */
+	UR_NO_MAPPING, /* no mapping covers the address */
+	UR_NO_FILE, /* the mapped file could not be opened */
+	UR_NO_SYMBOLS, /* the file has no symbol table at all */
+	UR_NO_SYMBOL, /* the address lies outside every symbol */
+	UR_JIT_NO_MAP, /* anonymous code without /tmp/perf-PID.map */
+	UR_KERNEL_HIDDEN, /* kernel addresses withheld (kptr_restrict/REGS_HIDDEN) */
+	UR_KERNEL_UNKNOWN, /* kernel address outside kallsyms */
 	UR_MAX
 };
 
 extern const char *const unres_reason_str[UR_MAX];
 
-#define FI_KERNEL	(1U << 0)
-#define FI_RESOLVED	(1U << 1)	/* func is a real symbol name */
-#define FI_JIT		(1U << 2)
+#define FI_KERNEL (1U << 0)
+#define FI_RESOLVED (1U << 1) /* func is a real symbol name */
+#define FI_JIT (1U << 2)
 
 /* One resolved location (shared by every sample that hits the address). */
 struct frame_info {
-	u32 func;		/* strtab id: symbol name, or "[file]" / "[unknown]" */
-	u32 dso;		/* strtab id: short file name ("libc.so.6", "[kernel.kallsyms]") */
-	u32 path;		/* strtab id: full path */
-	u64 off;		/* looked-up address - symbol start, or file offset */
-	u8 reason;		/* enum unres_reason */
-	u8 flags;		/* FI_* */
-	struct dso *d;		/* for code reading (leaf repair), may be NULL */
+	u32 func; /* strtab id: symbol name, or "[file]" / "[unknown]" */
+	u32 dso; /* strtab id: short file name ("libc.so.6", "[kernel.kallsyms]") */
+	u32 path; /* strtab id: full path */
+	u64 off; /* looked-up address - symbol start, or file offset */
+	u8 reason; /* enum unres_reason */
+	u8 flags; /* FI_* */
+	struct dso *d; /* for code reading (leaf repair), may be NULL */
 	struct dso_sym *sym;
 	const struct map *map;
 };
 
-#define SF_KERNEL	(1U << 0)
-#define SF_INSERTED	(1U << 1)	/* added by the leaf-caller repair */
+#define SF_KERNEL (1U << 0)
+#define SF_INSERTED (1U << 1) /* added by the leaf-caller repair */
 
 struct stack_frame {
-	u32 fi;			/* index of struct frame_info */
-	u64 addr;		/* as recorded */
-	u64 off;		/* addr - symbol start (or file offset) */
+	u32 fi; /* index of struct frame_info */
+	u64 addr; /* as recorded */
+	u64 off; /* addr - symbol start (or file offset) */
 	u8 flags;
 };
 
@@ -65,28 +65,28 @@ struct stack {
 	struct stack_frame *f;
 	u32 nr;
 	u32 alloc;
-	u8 leaf;		/* enum leaf_verdict applied */
+	u8 leaf; /* enum leaf_verdict applied */
 };
 
 struct resolver {
 	struct maps *maps;
 	struct kallsyms ksyms;
-	bool ksyms_ready;	/* loaded (live) or filled from a capture */
+	bool ksyms_ready; /* loaded (live) or filled from a capture */
 	const char *kallsyms_path;
 	const char *modules_path;
-	const char *jit_dir;	/* where perf-PID.map files are (default /tmp) */
+	const char *jit_dir; /* where perf-PID.map files are (default /tmp) */
 	struct jitmap **jits;
 	u32 nr_jits;
 	u32 alloc_jits;
-	struct u64map jit_index;	/* pid -> index */
+	struct u64map jit_index; /* pid -> index */
 	struct strtab strs;
 	struct frame_info *fis;
 	u32 nr_fis;
 	u32 alloc_fis;
-	struct u64map *map_cache;	/* per map id: address -> fi */
+	struct u64map *map_cache; /* per map id: address -> fi */
 	u32 nr_map_cache;
 	struct u64map kcache;
-	struct u64map demangled;	/* raw name id -> display name id */
+	struct u64map demangled; /* raw name id -> display name id */
 	u64 reasons[UR_MAX];
 	u64 frames;
 	u64 leaf_inserted;

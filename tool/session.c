@@ -22,10 +22,10 @@
 #include "device.h"
 #include "session.h"
 
-#define POLL_MS			50
-#define STATUS_INTERVAL_NS	(500 * 1000 * 1000ULL)
+#define POLL_MS 50
+#define STATUS_INTERVAL_NS (500 * 1000 * 1000ULL)
 /* after the target is gone, wait this long for the module's POLLHUP */
-#define END_GRACE_NS		(2000 * 1000 * 1000ULL)
+#define END_GRACE_NS (2000 * 1000 * 1000ULL)
 
 static volatile sig_atomic_t stop_signal;
 
@@ -36,8 +36,8 @@ static void on_signal(int sig)
 
 struct child {
 	pid_t pid;
-	int go_fd;		/* write a byte: exec now */
-	int err_fd;		/* exec's errno, or EOF when exec worked */
+	int go_fd; /* write a byte: exec now */
+	int err_fd; /* exec's errno, or EOF when exec worked */
 	int status;
 	bool reaped;
 };
@@ -72,7 +72,7 @@ static int spawn(char **argv, struct child *c)
 			n = read(go[0], &b, 1);
 		} while (n < 0 && errno == EINTR);
 		if (n != 1)
-			_exit(127);	/* cycread gave up before starting */
+			_exit(127); /* cycread gave up before starting */
 		execvp(argv[0], argv);
 		e = errno;
 		if (write(er[1], &e, sizeof(e)) < 0)
@@ -117,7 +117,7 @@ static void abandon(struct child *c)
 	if (!c->pid)
 		return;
 	if (c->go_fd >= 0)
-		close(c->go_fd);	/* the child sees EOF and exits 127 */
+		close(c->go_fd); /* the child sees EOF and exits 127 */
 	if (c->err_fd >= 0)
 		close(c->err_fd);
 	c->go_fd = -1;
@@ -242,8 +242,7 @@ static int on_record(void *arg, const void *rec, u32 size, u32 cpu)
 	return 0;
 }
 
-static void status_line(const struct cs_device *d, const struct profile *p, u64 start,
-			bool final)
+static void status_line(const struct cs_device *d, const struct profile *p, u64 start, bool final)
 {
 	double secs = (now_ns() - start) / 1e9;
 
@@ -283,9 +282,9 @@ static void config_error(const struct record_opts *o, s32 target, int err)
 		break;
 	case -EINVAL:
 		pr_err("the module refused the configuration (period or frequency out of range? "
-		       "-F 1..%u, -c %llu..%llu, -m a power of two %u..%u)", CYCSAMPLE_MAX_FREQ,
-		       CYCSAMPLE_MIN_PERIOD, CYCSAMPLE_MAX_PERIOD, CYCSAMPLE_MIN_RING_PAGES,
-		       CYCSAMPLE_MAX_RING_PAGES);
+		       "-F 1..%u, -c %llu..%llu, -m a power of two %u..%u)",
+		       CYCSAMPLE_MAX_FREQ, CYCSAMPLE_MIN_PERIOD, CYCSAMPLE_MAX_PERIOD,
+		       CYCSAMPLE_MIN_RING_PAGES, CYCSAMPLE_MAX_RING_PAGES);
 		break;
 	default:
 		pr_err("%s: configure: %s", o->device, strerror(-err));
@@ -302,7 +301,8 @@ static int open_device(struct cs_device *d, const char *path)
 		pr_err("%s: %s (is the cycsample module loaded?)", path, strerror(-ret));
 	else if (ret == -EACCES || ret == -EPERM)
 		pr_err("%s: permission denied (needs CAP_PERFMON, or the module parameter "
-		       "unprivileged=1 and access to the device node)", path);
+		       "unprivileged=1 and access to the device node)",
+		       path);
 	else if (ret == -EBUSY)
 		pr_err("%s: too many sessions open (module parameter max_sessions)", path);
 	else
@@ -348,8 +348,8 @@ static bool target_alive(const struct record_opts *o, s32 target, struct child *
 	return !kill(target, 0) || errno != ESRCH;
 }
 
-static int loop(const struct record_opts *o, struct cs_device *d, struct drain_ctx *dc,
-		s32 target, struct child *c)
+static int loop(const struct record_opts *o, struct cs_device *d, struct drain_ctx *dc, s32 target,
+		struct child *c)
 {
 	u64 start = now_ns(), last_status = 0, gone_since = 0;
 	bool tty = isatty(STDERR_FILENO) && !o->quiet;
@@ -471,7 +471,7 @@ int session_record(const struct record_opts *o, struct profile *p, struct maps *
 	dev_close(&d);
 	if (c.pid) {
 		if (!c.reaped && (stop_signal || o->duration > 0))
-			kill(c.pid, SIGTERM);	/* we stopped first: end CMD too */
+			kill(c.pid, SIGTERM); /* we stopped first: end CMD too */
 		reap(&c, true);
 		p->meta.cmd_status = c.status;
 		if (WIFEXITED(c.status) && WEXITSTATUS(c.status))

@@ -17,16 +17,16 @@
  * 5 % function is measured to within ~0.5 percentage points.  An odd rate
  * does not beat in step with 1 ms timers.
  */
-#define DEFAULT_FREQ	999
+#define DEFAULT_FREQ 999
 
 struct record_opts {
 	u32 target_type;
 	s32 target;
-	char **cmd;		/* NULL-terminated, or NULL */
+	char **cmd; /* NULL-terminated, or NULL */
 	u64 freq;
-	u64 period;		/* used instead of freq when non-zero */
-	u32 event;		/* CYCSAMPLE_EVENT_CYCLES or _CLOCK */
-	double duration;	/* seconds, 0 = until the end */
+	u64 period; /* used instead of freq when non-zero */
+	u32 event; /* CYCSAMPLE_EVENT_CYCLES or _CLOCK */
+	double duration; /* seconds, 0 = until the end */
 	bool callchain;
 	bool user_only;
 	bool regs_user;

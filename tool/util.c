@@ -193,8 +193,7 @@ int read_fd(int fd, char **bufp, size_t *lenp, size_t max)
 	char *buf;
 
 	/* regular files say how big they are; /proc files say 0 */
-	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0 &&
-	    (u64)st.st_size < max)
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0 && (u64)st.st_size < max)
 		alloc = st.st_size + 2;
 	buf = xmalloc(alloc);
 
@@ -256,7 +255,7 @@ u64 hash64(u64 x)
 u64 hash_bytes(const void *data, size_t len, u64 seed)
 {
 	const u8 *p = data;
-	u64 h = 0xcbf29ce484222325ULL ^ seed;	/* FNV-1a */
+	u64 h = 0xcbf29ce484222325ULL ^ seed; /* FNV-1a */
 	size_t i;
 
 	for (i = 0; i < len; i++) {

@@ -21,17 +21,17 @@ typedef __u64 u64;
 typedef __s32 s32;
 typedef __s64 s64;
 
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
-#define ALIGN8(x)	(((x) + 7) & ~(u64)7)
-#define MIN(a, b)	((a) < (b) ? (a) : (b))
-#define MAX(a, b)	((a) > (b) ? (a) : (b))
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define ALIGN8(x) (((x) + 7) & ~(u64)7)
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
 
-#define __printf(a, b)	__attribute__((format(printf, a, b)))
-#define __noreturn	__attribute__((noreturn))
+#define __printf(a, b) __attribute__((format(printf, a, b)))
+#define __noreturn __attribute__((noreturn))
 
 /* Exit statuses, as in the kernel's tools: 1 runtime failure, 2 usage. */
-#define EXIT_RUNTIME	1
-#define EXIT_USAGE	2
+#define EXIT_RUNTIME 1
+#define EXIT_USAGE 2
 
 extern const char *prog_name;
 extern int verbose;
@@ -54,12 +54,12 @@ char *xasprintf(const char *fmt, ...) __printf(1, 2);
  * Grow an array held as (ptr, nr, alloc) so that one more element fits.
  * Usage: VEC_GROW(v, nr, alloc); v[nr++] = x;
  */
-#define VEC_GROW(ptr, nr, alloc)						\
-	do {									\
-		if ((nr) >= (alloc)) {						\
-			(alloc) = (alloc) ? 2 * (alloc) : 16;			\
-			(ptr) = xrealloc((ptr), (alloc), sizeof(*(ptr)));	\
-		}								\
+#define VEC_GROW(ptr, nr, alloc)                                          \
+	do {                                                              \
+		if ((nr) >= (alloc)) {                                    \
+			(alloc) = (alloc) ? 2 * (alloc) : 16;             \
+			(ptr) = xrealloc((ptr), (alloc), sizeof(*(ptr))); \
+		}                                                         \
 	} while (0)
 
 /* A growable byte string, always NUL-terminated. */
@@ -107,7 +107,7 @@ struct strtab {
 	char **strs;
 	u32 nr;
 	u32 alloc;
-	struct u64map index;	/* hash -> first id; collisions chain via next[] */
+	struct u64map index; /* hash -> first id; collisions chain via next[] */
 	u32 *next;
 };
 

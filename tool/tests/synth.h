@@ -13,20 +13,19 @@
 
 #include "../resolve.h"
 
-#define SY_PID		100
-#define SY_APP		0x555500000000ULL
-#define SY_LIBC		0x7f0000000000ULL
-#define SY_JIT		0x7e0000000000ULL
-#define SY_K		0xffff800008000000ULL
+#define SY_PID 100
+#define SY_APP 0x555500000000ULL
+#define SY_LIBC 0x7f0000000000ULL
+#define SY_JIT 0x7e0000000000ULL
+#define SY_K 0xffff800008000000ULL
 
 static struct dso *sy_dso(struct maps *ms, const char *path, u64 size, u8 id_byte)
 {
-	struct dso_seg seg = { .vaddr = 0, .memsz = size, .offset = 0, .filesz = size,
-			       .flags = 5 };
+	struct dso_seg seg = { .vaddr = 0, .memsz = size, .offset = 0, .filesz = size, .flags = 5 };
 	struct dso *d = dso_new_embedded(path);
 
-	d->e_type = 3;		/* ET_DYN */
-	d->e_machine = 183;	/* EM_AARCH64 */
+	d->e_type = 3; /* ET_DYN */
+	d->e_machine = 183; /* EM_AARCH64 */
 	d->build_id_len = 20;
 	memset(d->build_id, id_byte, 20);
 	dso_add_seg(d, &seg);
@@ -35,11 +34,15 @@ static struct dso *sy_dso(struct maps *ms, const char *path, u64 size, u8 id_byt
 	return d;
 }
 
-static void sy_map(struct maps *ms, u64 start, u64 end, const char *path, u32 kind,
-		   struct dso *d)
+static void sy_map(struct maps *ms, u64 start, u64 end, const char *path, u32 kind, struct dso *d)
 {
-	struct map m = { .pid = SY_PID, .start = start, .end = end, .prot = MAP_R | MAP_X,
-			 .kind = kind, .path = (char *)path, .dso = d };
+	struct map m = { .pid = SY_PID,
+			 .start = start,
+			 .end = end,
+			 .prot = MAP_R | MAP_X,
+			 .kind = kind,
+			 .path = (char *)path,
+			 .dso = d };
 
 	maps_add(ms, &m);
 }
@@ -58,8 +61,8 @@ static void sy_add(struct profile *p, const void *rec)
 			&why);
 }
 
-static void sy_sample(struct profile *p, u64 time, u32 cpu, u32 flags, u64 lr,
-		      const u64 *kf, u16 nk, const u64 *uf, u16 nu)
+static void sy_sample(struct profile *p, u64 time, u32 cpu, u32 flags, u64 lr, const u64 *kf,
+		      u16 nk, const u64 *uf, u16 nu)
 {
 	struct sy_rec r;
 
@@ -101,7 +104,8 @@ static void sy_task(struct profile *p, u32 type, u64 time, const char *comm)
 
 static void sy_lost(struct profile *p, u64 time, u64 n)
 {
-	struct cycsample_lost l = { .hdr = { CYCSAMPLE_REC_LOST, sizeof(l) }, .time = time,
+	struct cycsample_lost l = { .hdr = { CYCSAMPLE_REC_LOST, sizeof(l) },
+				    .time = time,
 				    .lost = n };
 
 	sy_add(p, &l);
@@ -149,16 +153,13 @@ static void synth_build(struct profile *p, struct maps *ms, struct resolver *r)
 	dso_add_sym(libc, 0x3000, 0x3100, "memcpy", FS_OFF_NONE);
 	dso_sort_syms(libc);
 	sy_map(ms, SY_APP, SY_APP + 0x10000, "/usr/bin/app", MAP_FILE, app);
-	sy_map(ms, SY_LIBC, SY_LIBC + 0x100000, "/lib/aarch64-linux-gnu/libc.so.6", MAP_FILE,
-	       libc);
+	sy_map(ms, SY_LIBC, SY_LIBC + 0x100000, "/lib/aarch64-linux-gnu/libc.so.6", MAP_FILE, libc);
 	sy_map(ms, SY_JIT, SY_JIT + 0x10000, "", MAP_ANON, NULL);
-	jitmap_add(res_jitmap(r, SY_PID, true), SY_JIT + 0x1000, SY_JIT + 0x1100,
-		   "jit::hot_path");
+	jitmap_add(res_jitmap(r, SY_PID, true), SY_JIT + 0x1000, SY_JIT + 0x1100, "jit::hot_path");
 	jitmap_finish(res_jitmap(r, SY_PID, true));
 	ksyms_add(&r->ksyms, SY_K + 0x1000, SY_K + 0x1100, 'T', "el0_svc", NULL);
 	ksyms_add(&r->ksyms, SY_K + 0x2000, SY_K + 0x2100, 'T', "do_sys_read", NULL);
-	ksyms_add(&r->ksyms, SY_K + 0x9000, SY_K + 0x9100, 't', "cycsample_handler",
-		  "cycsample");
+	ksyms_add(&r->ksyms, SY_K + 0x9000, SY_K + 0x9100, 't', "cycsample_handler", "cycsample");
 	ksyms_finish(&r->ksyms);
 	r->ksyms_ready = true;
 
@@ -168,8 +169,8 @@ static void synth_build(struct profile *p, struct maps *ms, struct resolver *r)
 		u[0] = SY_APP + 0x1200 + 4 * i;
 		u[1] = in_main;
 		u[2] = in_libc;
-		sy_sample(p, 2000 + 100 * i, i & 1, CYCSAMPLE_SAMPLE_USER, in_do_work, NULL, 0,
-			  u, 3);
+		sy_sample(p, 2000 + 100 * i, i & 1, CYCSAMPLE_SAMPLE_USER, in_do_work, NULL, 0, u,
+			  3);
 	}
 	/* 3 in memcpy called from compute (leaf again: compute only in LR) */
 	for (i = 0; i < 3; i++) {
@@ -177,8 +178,8 @@ static void synth_build(struct profile *p, struct maps *ms, struct resolver *r)
 		u[1] = in_do_work;
 		u[2] = in_main;
 		u[3] = in_libc;
-		sy_sample(p, 3000 + 100 * i, i & 1, CYCSAMPLE_SAMPLE_USER, in_compute, NULL, 0,
-			  u, 4);
+		sy_sample(p, 3000 + 100 * i, i & 1, CYCSAMPLE_SAMPLE_USER, in_compute, NULL, 0, u,
+			  4);
 	}
 	sy_lost(p, 3500, 3);
 	/* 2 in the kernel, in a read() syscall of do_work */
@@ -207,8 +208,8 @@ static void synth_build(struct profile *p, struct maps *ms, struct resolver *r)
 	u[0] = SY_APP + 0x1204;
 	u[1] = in_main;
 	u[2] = in_libc;
-	sy_sample(p, 5400, 1, CYCSAMPLE_SAMPLE_USER | CYCSAMPLE_SAMPLE_THROTTLED, in_do_work,
-		  NULL, 0, u, 3);
+	sy_sample(p, 5400, 1, CYCSAMPLE_SAMPLE_USER | CYCSAMPLE_SAMPLE_THROTTLED, in_do_work, NULL,
+		  0, u, 3);
 	/* a module's kernel frame */
 	k[0] = SY_K + 0x9010;
 	sy_sample(p, 5500, 1, CYCSAMPLE_SAMPLE_KERNEL, 0, k, 1, NULL, 0);

@@ -32,23 +32,22 @@ tap_ok(int pass, const char *file, int line, const char *fmt, ...)
 	fflush(stdout);
 }
 
-#define ok(cond, ...)	tap_ok(!!(cond), __FILE__, __LINE__, __VA_ARGS__)
+#define ok(cond, ...) tap_ok(!!(cond), __FILE__, __LINE__, __VA_ARGS__)
 
-#define is_str(got, want, what)							\
-	do {									\
-		const char *__g = (got), *__w = (want);				\
-		ok(__g && !strcmp(__g, __w), "%s", what);			\
-		if (!__g || strcmp(__g, __w))					\
+#define is_str(got, want, what)                                                         \
+	do {                                                                            \
+		const char *__g = (got), *__w = (want);                                 \
+		ok(__g && !strcmp(__g, __w), "%s", what);                               \
+		if (!__g || strcmp(__g, __w))                                           \
 			printf("#   got '%s', want '%s'\n", __g ? __g : "(null)", __w); \
 	} while (0)
 
-#define is_u64(got, want, what)							\
-	do {									\
-		unsigned long long __g = (got), __w = (want);			\
-		ok(__g == __w, "%s", what);					\
-		if (__g != __w)							\
-			printf("#   got %llu (0x%llx), want %llu (0x%llx)\n",	\
-			       __g, __g, __w, __w);				\
+#define is_u64(got, want, what)                                                                    \
+	do {                                                                                       \
+		unsigned long long __g = (got), __w = (want);                                      \
+		ok(__g == __w, "%s", what);                                                        \
+		if (__g != __w)                                                                    \
+			printf("#   got %llu (0x%llx), want %llu (0x%llx)\n", __g, __g, __w, __w); \
 	} while (0)
 
 static inline void tap_skip(const char *why)

@@ -133,8 +133,7 @@ static void test_symfs(void)
 	sess_free(&s);
 
 	sess_init(&s);
-	ok(!capture_read(cap, &s.p, &s.ms, &s.r, root, (char[256]){ 0 }, 256),
-	   "read with --symfs");
+	ok(!capture_read(cap, &s.p, &s.ms, &s.r, root, (char[256]){ 0 }, 256), "read with --symfs");
 	is_str(res_str(&s.r, res_fi(&s.r, res_user(&s.r, SY_PID, 10, unhit + 1))->func),
 	       "lib_static", "with --symfs the real file names every symbol");
 	sess_free(&s);

@@ -20,7 +20,7 @@
 #include "tap.h"
 #include "../resolve.h"
 
-#define FX_PID	1000
+#define FX_PID 1000
 
 static const char *maps_of(const char *out)
 {
@@ -87,12 +87,16 @@ static void build_fixtures(void)
 	ok(!fx_sh("%s -fPIC -shared %s/fixtures/fx_lib.c -o libfx.so", cc, TEST_SRCDIR),
 	   "build shared library");
 	ok(!fx_sh("%s -fPIE -pie %s/fixtures/fx_main.c -L. -lfx -Wl,-rpath,$PWD "
-		  "-Wl,--no-warn-rwx-segments -o fx_pie", cc, TEST_SRCDIR), "build PIE executable");
+		  "-Wl,--no-warn-rwx-segments -o fx_pie",
+		  cc, TEST_SRCDIR),
+	   "build PIE executable");
 	ok(!fx_sh("%s -fno-pie -no-pie %s/fixtures/fx_main.c -L. -lfx -Wl,-rpath,$PWD "
-		  "-Wl,--no-warn-rwx-segments -o fx_nopie", cc, TEST_SRCDIR),
+		  "-Wl,--no-warn-rwx-segments -o fx_nopie",
+		  cc, TEST_SRCDIR),
 	   "build non-PIE executable");
 	ok(!fx_sh("%s -fPIE -pie -DSWAP_ALIAS %s/fixtures/fx_main.c -L. -lfx -Wl,-rpath,$PWD "
-		  "-Wl,--no-warn-rwx-segments -o fx_swap", cc, TEST_SRCDIR),
+		  "-Wl,--no-warn-rwx-segments -o fx_swap",
+		  cc, TEST_SRCDIR),
 	   "build executable with swapped alias definitions");
 	ok(!fx_sh("cp fx_pie fx_strip && objcopy --only-keep-debug fx_strip fx_strip.debug && "
 		  "strip --strip-all fx_strip && "
@@ -104,7 +108,7 @@ static void build_fixtures(void)
 
 static void test_executables(void)
 {
-	static const char * const bins[] = { "fx_pie", "fx_nopie", "fx_swap" };
+	static const char *const bins[] = { "fx_pie", "fx_nopie", "fx_swap" };
 	struct fx f;
 	u32 i;
 
@@ -128,7 +132,8 @@ static void test_executables(void)
 		is_str(res_str(&f.r, lookup(&f, fx_addr(out, "sizeless_fn") + 3)->func),
 		       "sizeless_fn", "size-0 .symtab symbol covers its code");
 		ok(lookup(&f, fx_addr(out, "lib_func"))->dso ==
-		   strtab_intern(&f.r.strs, "libfx.so"), "shared library frame names libfx.so");
+			   strtab_intern(&f.r.strs, "libfx.so"),
+		   "shared library frame names libfx.so");
 		fx_free(&f);
 		free(out);
 	}
@@ -182,7 +187,8 @@ static void test_stripped(void)
 
 	/* the same debug file found by build-id only */
 	ok(!fx_sh("mkdir -p dbg/.build-id/%.2s && mv fx_strip.debug dbg/.build-id/%.2s/%s.debug",
-		  id, id, id + 2), "move the debug file under .build-id/");
+		  id, id, id + 2),
+	   "move the debug file under .build-id/");
 	fx_load(&f, out, dbg);
 	expect_sym(&f, "local_func", "local_func", "build-id debug file");
 	fx_free(&f);
@@ -192,7 +198,7 @@ static void test_stripped(void)
 	   "put a foreign debug file in place");
 	fx_load(&f, out, dbg);
 	ok(lookup(&f, fx_addr(out, "local_func"))->reason == UR_NO_SYMBOL ||
-	   lookup(&f, fx_addr(out, "local_func"))->reason == UR_NO_SYMBOLS,
+		   lookup(&f, fx_addr(out, "local_func"))->reason == UR_NO_SYMBOLS,
 	   "foreign debug file refused: local_func stays unnamed");
 	is_str(res_str(&f.r, lookup(&f, fx_addr(out, "local_func"))->func), "[fx_strip]",
 	       "unnamed frame shows the file");
@@ -262,7 +268,7 @@ static void test_deleted(void)
 	is_str(res_str(&r, res_fi(&r, res_user(&r, pid, 0, fx_addr(buf, "local_func")))->func),
 	       "local_func", "deleted binary: local_func resolved");
 	ok(maps_find(&ms, pid, 0, fx_addr(buf, "local_func")) &&
-	   maps_find(&ms, pid, 0, fx_addr(buf, "local_func"))->deleted,
+		   maps_find(&ms, pid, 0, fx_addr(buf, "local_func"))->deleted,
 	   "mapping marked (deleted)");
 	res_free(&r);
 	maps_free(&ms);
@@ -477,12 +483,12 @@ static void test_hostile(void)
 	ok(1, "ELF missing its last byte: no crash");
 
 	fx_sh("cp fx_pie bad");
-	put_u16_at(bad, 60, 0xffff);	/* e_shnum */
+	put_u16_at(bad, 60, 0xffff); /* e_shnum */
 	d = dso_open_path(bad, &why);
 	ok(!d && strstr(why, "section"), "absurd section count refused: %s", d ? "opened" : why);
 	dso_free(d);
 	fx_sh("cp fx_pie bad");
-	put_u64_at(bad, 40, 0x7fffffffffffULL);	/* e_shoff */
+	put_u64_at(bad, 40, 0x7fffffffffffULL); /* e_shoff */
 	d = dso_open_path(bad, &why);
 	ok(!d && strstr(why, "past the end"), "section headers past the end refused: %s",
 	   d ? "opened" : why);

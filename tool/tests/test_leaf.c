@@ -12,8 +12,8 @@
 #include "tap.h"
 #include "../resolve.h"
 
-#define PID	77
-#define BASE	0x7f00000000ULL
+#define PID 77
+#define BASE 0x7f00000000ULL
 
 static void test_decode(void)
 {
@@ -169,7 +169,9 @@ static void test_real_code(void)
 		return;
 	}
 	ok(!fx_sh("aarch64-linux-gnu-gcc -O2 -fno-omit-frame-pointer -fPIC -shared "
-		  "%s/fixtures/fx_leaf.c -o leaf.so", TEST_SRCDIR), "build arm64 fixture");
+		  "%s/fixtures/fx_leaf.c -o leaf.so",
+		  TEST_SRCDIR),
+	   "build arm64 fixture");
 	maps = xasprintf("%llx-%llx r-xp 00000000 00:00 0 %s\n", BASE, BASE + 0x10000, so);
 	maps_init(&ms, false);
 	res_init(&r, &ms, false);
@@ -210,8 +212,8 @@ static void test_real_code(void)
 	r.leaf_repair = true;
 
 	/* PAC bits in LR do not matter */
-	sample(&b, CYCSAMPLE_ARCH_ARM64, rt(m->dso, leaf->start + 8),
-	       ret_caller | (0x55ULL << 48), ret_outer);
+	sample(&b, CYCSAMPLE_ARCH_ARM64, rt(m->dso, leaf->start + 8), ret_caller | (0x55ULL << 48),
+	       ret_outer);
 	run(&r, &b, &st);
 	is_str(frame_name(&r, &st, 1), "caller", "signed LR: caller still inserted");
 
@@ -219,7 +221,7 @@ static void test_real_code(void)
 	sample(&b, CYCSAMPLE_ARCH_ARM64, rt(m->dso, caller->start), ret_outer, 0);
 	run(&r, &b, &st);
 	ok(st.nr == 2 && !strcmp(frame_name(&r, &st, 1), "outer") &&
-	   st.leaf == LEAF_INSERT_PROLOGUE,
+		   st.leaf == LEAF_INSERT_PROLOGUE,
 	   "pc at caller()'s first insn: outer inserted (prologue)");
 
 	/* caller() after its frame is linked, LR = saved return: nothing to add */

@@ -11,7 +11,7 @@
 #include "../device.h"
 #include "../records.h"
 
-#define RING_SIZE	256
+#define RING_SIZE 256
 
 /* A ring the way the module lays it out, producer side written here. */
 struct test_ring {
@@ -218,7 +218,7 @@ static void test_corrupt(void)
 	size = make_sample(buf, 1, 9, 1, 0, 1);
 	produce(&t, buf, size);
 	size = make_lost(buf, 2, 1);
-	hdr->size = 12;	/* impossible */
+	hdr->size = 12; /* impossible */
 	produce(&t, buf, 16);
 	size = make_sample(buf, 3, 9, 1, 0, 1);
 	produce(&t, buf, size);
@@ -302,8 +302,8 @@ static void test_control(void)
 	   "ring data past the mapping refused: %s", why);
 	c->rings[0].data_size = 8192;
 	c->abi_version = 99;
-	ok(dev_parse_control(base, size, &rings, &nr, &why) == -EPROTO,
-	   "other ABI refused: %s", why);
+	ok(dev_parse_control(base, size, &rings, &nr, &why) == -EPROTO, "other ABI refused: %s",
+	   why);
 	c->abi_version = CYCSAMPLE_ABI_VERSION;
 	c->magic = 0;
 	ok(dev_parse_control(base, size, &rings, &nr, &why) == -EPROTO, "bad magic refused");
