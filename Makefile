@@ -8,6 +8,8 @@
 #   make check                every test: host units, module builds, guests
 #                             (CHECK_KERNELS="arm64-6.1" for a subset; see scripts/check -h)
 #   make setup                install the Debian packages the bench needs (root)
+#   make install / uninstall  module, cycread, man page, udev rule (DESTDIR, PREFIX)
+#   make lint                 the static-analysis gates alone (scripts/lint)
 #
 # dkms runs "make KDIR=<headers> modules" and appends KERNELRELEASE=...; the
 # kbuild half lives in ./Kbuild, so no KERNELRELEASE guard is needed here.
@@ -19,12 +21,17 @@ DESTDIR		?=
 PREFIX		?= /usr/local
 W		?= 1
 WERROR		?= 1
+MODDIR		?= updates
+BINDIR		 = $(PREFIX)/bin
+MANDIR		 = $(PREFIX)/share/man/man1
+UDEVDIR		?= /etc/udev/rules.d
+KRELEASE	 = $(shell sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
 
 KMAKE = $(MAKE) -C $(KDIR) M=$(CURDIR) W=$(W) \
 	$(if $(ARCH),ARCH=$(ARCH)) $(if $(CROSS_COMPILE),CROSS_COMPILE=$(CROSS_COMPILE))
 
 .PHONY: all modules module tool selftests clean modules_clean modules_install install uninstall \
-	check demo setup bench
+	check demo setup bench lint format
 
 all: modules tool
 
@@ -34,7 +41,21 @@ modules module:
 	$(KMAKE) $(if $(filter 1,$(WERROR)),KCFLAGS=-Werror) modules
 
 modules_install:
-	$(KMAKE) modules_install
+	$(KMAKE) INSTALL_MOD_PATH=$(DESTDIR) INSTALL_MOD_DIR=$(MODDIR) modules_install
+
+# The module under /lib/modules/<release>/updates/, cycread, its man page and
+# the udev rule; DESTDIR stages them, PREFIX moves the userspace parts.
+install: modules tool modules_install
+	$(MAKE) -C tool install DESTDIR=$(DESTDIR) PREFIX=$(PREFIX)
+	install -D -m 0644 Documentation/cycread.1 $(DESTDIR)$(MANDIR)/cycread.1
+	install -D -m 0644 udev/60-cycsample.rules $(DESTDIR)$(UDEVDIR)/60-cycsample.rules
+
+uninstall:
+	rm -f $(DESTDIR)/lib/modules/$(KRELEASE)/$(MODDIR)/module/cycsample.ko* \
+		$(DESTDIR)$(BINDIR)/cycread $(DESTDIR)$(MANDIR)/cycread.1 \
+		$(DESTDIR)$(UDEVDIR)/60-cycsample.rules
+	-rmdir $(DESTDIR)/lib/modules/$(KRELEASE)/$(MODDIR)/module 2>/dev/null
+	$(if $(DESTDIR),,-depmod -a $(KRELEASE))
 
 tool:
 	$(MAKE) -C tool ARCH=$(ARCH) CROSS_COMPILE=$(CROSS_COMPILE)
@@ -61,3 +82,9 @@ demo:
 
 bench:
 	scripts/bench
+
+lint:
+	scripts/lint
+
+format:
+	clang-format -i $$(git ls-files -- module tool selftests demo | grep '\.[ch]$$')
