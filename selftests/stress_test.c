@@ -229,6 +229,16 @@ TEST_F_TIMEOUT(stress, start_stop_races_mmap_munmap_and_close, 60)
 	int round;
 
 	STRESS_BEGIN();
+	/*
+	 * Known open bug (issue 5): under load this race has corrupted a perf
+	 * context on arm64 6.1 and 6.12, and the guest oopsed in perf's own
+	 * code moments later.  Until it is found, it runs where asked for
+	 * (scripts/check-debug passes CYCSAMPLE_STRESS_RACES=1 on the kernel
+	 * command line, which init hands to us) instead of taking every later
+	 * suite of a "make check" boot down with it.
+	 */
+	if (!getenv("CYCSAMPLE_STRESS_RACES"))
+		SKIP(return, "known open bug: set CYCSAMPLE_STRESS_RACES=1 to run it");
 	ASSERT_LT(0, self->spinner);
 	for (round = 0; round < 5; round++) {
 		memset(&r, 0, sizeof(r));
