@@ -38,6 +38,7 @@ enum long_only {
 	OPT_NO_CALL_GRAPH = 256,
 	OPT_USER_ONLY,
 	OPT_REGS,
+	OPT_NO_FALLBACK,
 	OPT_MAX_STACK,
 	OPT_SYMFS,
 	OPT_RAW,
@@ -63,6 +64,7 @@ static const struct option long_opts[] = {
 	{ "no-call-graph", no_argument, NULL, OPT_NO_CALL_GRAPH },
 	{ "user-only", no_argument, NULL, OPT_USER_ONLY },
 	{ "regs", no_argument, NULL, OPT_REGS },
+	{ "no-fallback", no_argument, NULL, OPT_NO_FALLBACK },
 	{ "mmap-pages", required_argument, NULL, 'm' },
 	{ "max-stack", required_argument, NULL, OPT_MAX_STACK },
 	{ "output", required_argument, NULL, 'o' },
@@ -103,6 +105,7 @@ static void usage(FILE *f)
 		"                        throttled under QEMU TCG, ~10k samples in 10 s)\n"
 		"  -c, --count PERIOD    one sample every PERIOD cycles instead\n"
 		"  -e, --event EV        cycles (default; software clock if the PMU cannot) | clock\n"
+		"      --no-fallback     cycles or an error: never the software clock\n"
 		"  -d, --duration SECS   stop after SECS (default: target exit or Ctrl-C)\n"
 		"  -g, --call-graph      record callchains (default); --no-call-graph: pc only\n"
 		"      --user-only       leave kernel mode out\n"
@@ -208,6 +211,9 @@ static void parse(struct options *o, int argc, char **argv)
 			break;
 		case OPT_REGS:
 			o->rec.regs_user = true;
+			break;
+		case OPT_NO_FALLBACK:
+			o->rec.no_fallback = true;
 			break;
 		case 'm':
 			o->rec.ring_pages = number(optarg, "mmap pages", CYCSAMPLE_MIN_RING_PAGES,

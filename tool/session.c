@@ -334,6 +334,8 @@ static void build_config(const struct record_opts *o, s32 target, struct cycsamp
 	}
 	if (o->regs_user)
 		cfg->flags |= CYCSAMPLE_CFG_REGS_USER;
+	if (o->no_fallback)
+		cfg->flags |= CYCSAMPLE_CFG_NO_FALLBACK;
 }
 
 /* Is the target still there?  (Only a fallback: the module says POLLHUP.) */
@@ -444,6 +446,10 @@ int session_record(const struct record_opts *o, struct profile *p, struct maps *
 	if (ret) {
 		if (ret == -ESRCH)
 			pr_err("%s %d: no such process", target_word(o->target_type), target);
+		else if (o->no_fallback && o->event == CYCSAMPLE_EVENT_CYCLES)
+			pr_err("%s: start: the PMU cannot sample cycles (%s), and --no-fallback "
+			       "forbids the software clock",
+			       o->device, strerror(-ret));
 		else
 			pr_err("%s: start: %s", o->device, strerror(-ret));
 		goto out_close;

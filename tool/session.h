@@ -30,6 +30,7 @@ struct record_opts {
 	bool callchain;
 	bool user_only;
 	bool regs_user;
+	bool no_fallback; /* fail instead of using the software clock */
 	u32 ring_pages;
 	u32 max_stack;
 	const char *device;

@@ -160,6 +160,16 @@ check $? "exit status of CMD reported"
 $C -- /nonexistent/prog >/dev/null 2>$T/ne.err
 [ $? -eq 1 ] && grep -q "No such file" $T/ne.err
 check $? "CMD that cannot exec: exit 1 with the cause"
+# --no-fallback: cycles where the PMU can (arm64), a clear error where it
+# cannot (the x86_64 guest has no PMU)
+$C --no-fallback -q -- sh -c 'exit 0' >/dev/null 2>$T/nf.err
+rc=$?
+if ls /sys/bus/event_source/devices | grep -q armv8; then
+	[ $rc -eq 0 ]
+else
+	[ $rc -eq 1 ] && grep -q "no-fallback forbids the software clock" $T/nf.err
+fi
+check $? "--no-fallback: cycles, or exit 1 naming the cause"
 $C --folded -- sh -c "exec $D/demo 100" >$T/exec.folded 2>/dev/null
 [ "$(chain_count $T/exec.folded 'main;do_round;hot_loop')" -gt 0 ]
 check $? "EXEC during the session: the new program resolves"
