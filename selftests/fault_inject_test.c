@@ -33,14 +33,14 @@
 
 #include "cycsample_test_lib.h"
 
-#define FI_DEBUGFS	"/sys/kernel/debug"
-#define FI_FAIL_NTH	"/proc/thread-self/fail-nth"
-#define FI_MAKE_IT_FAIL	"/proc/thread-self/make-it-fail"
-#define FI_KMEMLEAK	FI_DEBUGFS "/kmemleak"
-#define FI_KMSG_TAG	"cycsample_selftest: expect-alloc-failures"
+#define FI_DEBUGFS "/sys/kernel/debug"
+#define FI_FAIL_NTH "/proc/thread-self/fail-nth"
+#define FI_MAKE_IT_FAIL "/proc/thread-self/make-it-fail"
+#define FI_KMEMLEAK FI_DEBUGFS "/kmemleak"
+#define FI_KMSG_TAG "cycsample_selftest: expect-alloc-failures"
 
 /* A call that takes more fault points than this is looping. */
-#define FI_MAX_POINTS	1000
+#define FI_MAX_POINTS 1000
 
 /* ---------------------------------------------------------------------- */
 /* Fault injection set-up                                                 */
@@ -64,18 +64,16 @@ static const struct fi_knob {
 	{ FI_DEBUGFS "/fail_page_alloc/verbose", "0" },
 };
 
-#define FI_NR_KNOBS	(sizeof(fi_knobs) / sizeof(fi_knobs[0]))
+#define FI_NR_KNOBS (sizeof(fi_knobs) / sizeof(fi_knobs[0]))
 
 /* The task-filter mode of the make-it-fail test, on top of the knobs. */
 static const struct fi_knob fi_filter_knobs[] = {
-	{ FI_DEBUGFS "/failslab/task-filter", "Y" },
-	{ FI_DEBUGFS "/failslab/interval", "1" },
-	{ FI_DEBUGFS "/failslab/times", "-1" },
-	{ FI_DEBUGFS "/failslab/space", "0" },
+	{ FI_DEBUGFS "/failslab/task-filter", "Y" },   { FI_DEBUGFS "/failslab/interval", "1" },
+	{ FI_DEBUGFS "/failslab/times", "-1" },	       { FI_DEBUGFS "/failslab/space", "0" },
 	{ FI_DEBUGFS "/failslab/probability", "100" },
 };
 
-#define FI_NR_FILTER_KNOBS	(sizeof(fi_filter_knobs) / sizeof(fi_filter_knobs[0]))
+#define FI_NR_FILTER_KNOBS (sizeof(fi_filter_knobs) / sizeof(fi_filter_knobs[0]))
 
 struct fi_saved {
 	char old[FI_NR_KNOBS + FI_NR_FILTER_KNOBS][32];
@@ -154,8 +152,8 @@ static void fi_kmsg(const char *what)
  */
 struct fi_nth {
 	int fd;
-	unsigned int injected;	/* calls that got their fault */
-	unsigned int absorbed;	/* ... and still succeeded */
+	unsigned int injected; /* calls that got their fault */
+	unsigned int absorbed; /* ... and still succeeded */
 };
 
 static int fi_arm(struct fi_nth *f, unsigned int n)
@@ -184,22 +182,24 @@ static bool fi_fired(struct fi_nth *f)
 
 enum fi_target { FI_PID, FI_TID, FI_CPUS };
 
-FIXTURE(fault) {
+FIXTURE(fault)
+{
 	struct fi_saved saved;
 	struct fi_nth nth;
 	pid_t child;
 	int refcnt0;
 };
 
-FIXTURE_VARIANT(fault) {
+FIXTURE_VARIANT(fault)
+{
 	enum fi_target target;
 	__u32 event;
 };
 
-FIXTURE_VARIANT_ADD(fault, pid_cycles) { .target = FI_PID, .event = CYCSAMPLE_EVENT_CYCLES };
-FIXTURE_VARIANT_ADD(fault, tid_cycles) { .target = FI_TID, .event = CYCSAMPLE_EVENT_CYCLES };
-FIXTURE_VARIANT_ADD(fault, pid_clock) { .target = FI_PID, .event = CYCSAMPLE_EVENT_CLOCK };
-FIXTURE_VARIANT_ADD(fault, cpus_cycles) { .target = FI_CPUS, .event = CYCSAMPLE_EVENT_CYCLES };
+FIXTURE_VARIANT_ADD(fault, pid_cycles){ .target = FI_PID, .event = CYCSAMPLE_EVENT_CYCLES };
+FIXTURE_VARIANT_ADD(fault, tid_cycles){ .target = FI_TID, .event = CYCSAMPLE_EVENT_CYCLES };
+FIXTURE_VARIANT_ADD(fault, pid_clock){ .target = FI_PID, .event = CYCSAMPLE_EVENT_CLOCK };
+FIXTURE_VARIANT_ADD(fault, cpus_cycles){ .target = FI_CPUS, .event = CYCSAMPLE_EVENT_CYCLES };
 
 FIXTURE_SETUP(fault)
 {
@@ -222,27 +222,28 @@ FIXTURE_TEARDOWN(fault)
 }
 
 /* Skip without fault injection; else set the knobs and start a target. */
-#define FI_BEGIN() do {								\
-	const char *__why;							\
-										\
-	CS_REQUIRE_DEVICE();							\
-	CS_REQUIRE_ROOT();							\
-	__why = fi_unavailable();						\
-	if (__why)								\
-		SKIP(return, "%s", __why);					\
-	cs_reset_sample_rate();							\
-	__why = fi_set_all(&self->saved, fi_knobs, FI_NR_KNOBS);		\
-	ASSERT_EQ(NULL, __why) TH_LOG("cannot set %s", __why ?: "?");		\
-	self->nth.fd = open(FI_FAIL_NTH, O_RDWR | O_CLOEXEC);			\
-	ASSERT_LE(0, self->nth.fd) TH_LOG(FI_FAIL_NTH ": %s", strerror(errno)); \
-	/* the CPUS sessions sample it too */					\
-	self->child = cs_spawn_spinner();					\
-	ASSERT_LT(0, self->child);						\
-	self->refcnt0 = cs_module_refcnt();					\
-	fi_kmsg("begin");							\
-} while (0)
+#define FI_BEGIN()                                                                      \
+	do {                                                                            \
+		const char *__why;                                                      \
+                                                                                        \
+		CS_REQUIRE_DEVICE();                                                    \
+		CS_REQUIRE_ROOT();                                                      \
+		__why = fi_unavailable();                                               \
+		if (__why)                                                              \
+			SKIP(return, "%s", __why);                                      \
+		cs_reset_sample_rate();                                                 \
+		__why = fi_set_all(&self->saved, fi_knobs, FI_NR_KNOBS);                \
+		ASSERT_EQ(NULL, __why) TH_LOG("cannot set %s", __why ?: "?");           \
+		self->nth.fd = open(FI_FAIL_NTH, O_RDWR | O_CLOEXEC);                   \
+		ASSERT_LE(0, self->nth.fd) TH_LOG(FI_FAIL_NTH ": %s", strerror(errno)); \
+		/* the CPUS sessions sample it too */                                   \
+		self->child = cs_spawn_spinner();                                       \
+		ASSERT_LT(0, self->child);                                              \
+		self->refcnt0 = cs_module_refcnt();                                     \
+		fi_kmsg("begin");                                                       \
+	} while (0)
 
-static void fi_config(const FIXTURE_VARIANT(fault) *variant, pid_t child,
+static void fi_config(const FIXTURE_VARIANT(fault) * variant, pid_t child,
 		      struct cycsample_config *cfg, __u32 ring_pages)
 {
 	switch (variant->target) {
@@ -264,8 +265,8 @@ static void fi_config(const FIXTURE_VARIANT(fault) *variant, pid_t child,
  * The session on @fd works: (CONFIGURE with @cfg if @cfg,) map, START,
  * samples arrive, STOP.  Returns NULL or what failed.
  */
-static const char *fi_session_works(int fd, const struct cycsample_config *cfg,
-				    char *why, size_t len)
+static const char *fi_session_works(int fd, const struct cycsample_config *cfg, char *why,
+				    size_t len)
 {
 	struct cs_session s = { .fd = fd };
 	struct cs_recs recs = { 0 };
@@ -328,8 +329,8 @@ out_unmap:
 }
 
 /* A session that got a fault and still succeeded must say what it runs. */
-static const char *fi_absorbed_problem(int fd, const FIXTURE_VARIANT(fault) *variant,
-				       char *why, size_t len)
+static const char *fi_absorbed_problem(int fd, const FIXTURE_VARIANT(fault) * variant, char *why,
+				       size_t len)
 {
 	struct cycsample_info info;
 	int err = cs_info(fd, &info);
@@ -343,8 +344,7 @@ static const char *fi_absorbed_problem(int fd, const FIXTURE_VARIANT(fault) *var
 		return why;
 	}
 	/* cycles refused for lack of memory: a fallback that says so */
-	if (variant->event == CYCSAMPLE_EVENT_CYCLES &&
-	    info.event != CYCSAMPLE_EVENT_HW_CYCLES &&
+	if (variant->event == CYCSAMPLE_EVENT_CYCLES && info.event != CYCSAMPLE_EVENT_HW_CYCLES &&
 	    (info.fallback_reason != CYCSAMPLE_FALLBACK_OTHER || info.fallback_errno != -ENOMEM)) {
 		snprintf(why, len, "fell back to event %u, reason %u, errno %d", info.event,
 			 info.fallback_reason, info.fallback_errno);
@@ -424,8 +424,8 @@ TEST_F(fault, configure)
 			ASSERT_EQ(0, fi_arm(&self->nth, n));
 			err = cs_configure(fd, &cfg);
 			if (!fi_fired(&self->nth)) {
-				ASSERT_EQ(0, err) TH_LOG("CONFIGURE without a fault: %s",
-							 strerror(err));
+				ASSERT_EQ(0, err)
+				TH_LOG("CONFIGURE without a fault: %s", strerror(err));
 				points = n - 1;
 				close(fd);
 				break;
@@ -436,8 +436,8 @@ TEST_F(fault, configure)
 				close(fd);
 				continue;
 			}
-			ASSERT_EQ(ENOMEM, err) TH_LOG("fault %u: CONFIGURE gave %s", n,
-						      strerror(err));
+			ASSERT_EQ(ENOMEM, err)
+			TH_LOG("fault %u: CONFIGURE gave %s", n, strerror(err));
 			/* nothing changed */
 			ASSERT_EQ(0, cs_info(fd, &info));
 			if (pass == 0) {
@@ -445,14 +445,14 @@ TEST_F(fault, configure)
 			} else {
 				ASSERT_EQ(CYCSAMPLE_STATE_CONFIGURED, info.state);
 				ASSERT_EQ(4 * info.page_size, info.ring_data_size)
-					TH_LOG("fault %u: the old rings are gone", n);
+				TH_LOG("fault %u: the old rings are gone", n);
 			}
 			/* and the session works: as it is, then reconfigured */
 			if (pass == 1)
 				ASSERT_EQ(NULL, fi_session_works(fd, NULL, why, sizeof(why)))
-					TH_LOG("fault %u, old config: %s", n, why);
+			TH_LOG("fault %u, old config: %s", n, why);
 			ASSERT_EQ(NULL, fi_session_works(fd, &cfg, why, sizeof(why)))
-				TH_LOG("fault %u: %s", n, why);
+			TH_LOG("fault %u: %s", n, why);
 			close(fd);
 		}
 		ASSERT_LT(n, FI_MAX_POINTS);
@@ -461,7 +461,7 @@ TEST_F(fault, configure)
 		       self->nth.injected - injected - (self->nth.absorbed - absorbed),
 		       self->nth.absorbed - absorbed);
 		ASSERT_LT(0, self->nth.injected - self->nth.absorbed)
-			TH_LOG("no CONFIGURE failed: is fault injection reaching the module?");
+		TH_LOG("no CONFIGURE failed: is fault injection reaching the module?");
 	}
 	ASSERT_EQ(self->refcnt0, cs_module_refcnt());
 }
@@ -501,7 +501,8 @@ TEST_F(fault, start)
 			ASSERT_EQ(0, fi_arm(&self->nth, n));
 			err = cs_start(s.fd);
 			if (!fi_fired(&self->nth)) {
-				ASSERT_EQ(0, err) TH_LOG("START without a fault: %s", strerror(err));
+				ASSERT_EQ(0, err)
+				TH_LOG("START without a fault: %s", strerror(err));
 				ASSERT_EQ(0, cs_stop(s.fd));
 				points = n - 1;
 				break;
@@ -509,9 +510,9 @@ TEST_F(fault, start)
 			self->nth.injected++;
 			if (!err) {
 				self->nth.absorbed++;
-				ASSERT_EQ(NULL, fi_absorbed_problem(s.fd, variant, why,
-								    sizeof(why)))
-					TH_LOG("fault %u: %s", n, why);
+				ASSERT_EQ(NULL,
+					  fi_absorbed_problem(s.fd, variant, why, sizeof(why)))
+				TH_LOG("fault %u: %s", n, why);
 				ASSERT_EQ(0, cs_stop(s.fd));
 				continue;
 			}
@@ -523,11 +524,11 @@ TEST_F(fault, start)
 			cs_sleep_ms(50);
 			ASSERT_EQ(0, cs_info(s.fd, &info));
 			ASSERT_EQ(after, info.samples)
-				TH_LOG("fault %u: a counter still runs after the failed START", n);
+			TH_LOG("fault %u: a counter still runs after the failed START", n);
 			/* and a failed START records nothing */
 			EXPECT_EQ(samples, after)
-				TH_LOG("fault %u: the failed START wrote %llu samples", n,
-				       (unsigned long long)(after - samples));
+			TH_LOG("fault %u: the failed START wrote %llu samples", n,
+			       (unsigned long long)(after - samples));
 			/* a counter left behind would make this START fail or sample twice */
 			ASSERT_EQ(0, cs_start(s.fd)) TH_LOG("fault %u: START after ENOMEM", n);
 			ASSERT_EQ(0, cs_stop(s.fd));
@@ -546,7 +547,7 @@ TEST_F(fault, start)
 	/* CPUS counters are created by the cpuhp threads, out of our reach */
 	if (variant->target != FI_CPUS)
 		ASSERT_LT(0, self->nth.injected - self->nth.absorbed)
-			TH_LOG("no START failed: is fault injection reaching the module?");
+	TH_LOG("no START failed: is fault injection reaching the module?");
 	ASSERT_EQ(self->refcnt0, cs_module_refcnt());
 }
 
@@ -609,7 +610,8 @@ TEST_F(fault, make_it_fail)
  * the module (objects must be 5 s old and unreferenced in two scans).
  */
 /* Its own fixture: the harness runs the global tests first. */
-FIXTURE(leaks) {
+FIXTURE(leaks)
+{
 	int unused;
 };
 
@@ -648,7 +650,7 @@ TEST_F(leaks, kmemleak_after_faults)
 	close(fd);
 
 	/* one report per "unreferenced object" paragraph */
-	for (obj = strstr(buf, "unreferenced object"); obj; ) {
+	for (obj = strstr(buf, "unreferenced object"); obj;) {
 		char *next = strstr(obj + 1, "unreferenced object");
 
 		if (next)
