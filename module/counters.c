@@ -370,13 +370,19 @@ int cycs_counters_start(struct cycs_session *s)
 		s->clock_period_ns = max_t(u64, div_u64(s->cfg.sample_period * 1000, mhz), 1);
 	}
 
-	WRITE_ONCE(s->active, true);
+	/*
+	 * The handler writes nothing until every counter is in place: a START
+	 * that fails half way (a thread that could not get its counter) must
+	 * leave no records behind.  Overflows before that count as dropped.
+	 */
 	if (s->cfg.target_type == CYCSAMPLE_TARGET_CPUS)
 		err = cycs_start_cpus(s);
 	else
 		err = cycs_start_tasks(s);
 	if (err)
 		cycs_counters_stop(s);
+	else
+		WRITE_ONCE(s->active, true);
 	if (s->event_decided && !s->event_sw)
 		s->clock_period_ns = 0;
 	return err;
