@@ -31,7 +31,7 @@ KMAKE = $(MAKE) -C $(KDIR) M=$(CURDIR) W=$(W) \
 	$(if $(ARCH),ARCH=$(ARCH)) $(if $(CROSS_COMPILE),CROSS_COMPILE=$(CROSS_COMPILE))
 
 .PHONY: all modules module tool selftests clean modules_clean modules_install install uninstall \
-	check demo setup bench lint format
+	check check-debug demo setup bench lint format
 
 all: modules tool
 
@@ -76,6 +76,11 @@ setup:
 
 check:
 	scripts/check
+
+# The arm64 debug kernel (KASAN, lockdep, kmemleak, UBSAN, fault injection):
+# run by hand, not by CI; see Documentation/testing.rst.
+check-debug:
+	scripts/check-debug
 
 demo:
 	scripts/demo
