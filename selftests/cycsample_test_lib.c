@@ -873,6 +873,21 @@ int cs_module_refcnt(void)
 	return atoi(buf);
 }
 
+/* Wait up to 2 s for the module's refcount to come back to @want. */
+int cs_module_refcnt_settles_at(int want)
+{
+	uint64_t end = cs_now_ms() + 2000;
+	int n;
+
+	do {
+		n = cs_module_refcnt();
+		if (n == want)
+			return n;
+		cs_sleep_ms(20);
+	} while (cs_now_ms() < end);
+	return n;
+}
+
 /* Number of CPUs in a cpulist file such as "0-1,3". */
 static int count_cpulist(const char *path)
 {

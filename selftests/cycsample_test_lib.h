@@ -261,6 +261,7 @@ int cs_param_set(const char *name, long val); /* 0 or errno */
 /* Undo the kernel's throttling of perf_event_max_sample_rate (writes 100000). */
 void cs_reset_sample_rate(void);
 int cs_module_refcnt(void); /* /sys/module/cycsample/refcnt, or -1 */
+int cs_module_refcnt_settles_at(int want); /* the count after up to 2 s */
 int cs_nr_possible_cpus(void);
 int cs_nr_online_cpus(void);
 bool cs_module_loaded(void);

@@ -446,21 +446,6 @@ static int try_rmmod(void)
 	return syscall(SYS_delete_module, "cycsample", O_NONBLOCK) ? errno : 0;
 }
 
-/* Wait up to 2 s for the module's refcount to come back to @want. */
-static int refcnt_settles_at(int want)
-{
-	uint64_t end = cs_now_ms() + 2000;
-	int n;
-
-	do {
-		n = cs_module_refcnt();
-		if (n == want)
-			return n;
-		cs_sleep_ms(20);
-	} while (cs_now_ms() < end);
-	return n;
-}
-
 TEST_F(life, rmmod_is_refused_while_a_session_is_open)
 {
 	int fd, err;
@@ -506,7 +491,7 @@ TEST_F(life, module_reference_is_dropped_after_close_and_munmap)
 	self->s.fd = -1;
 	EXPECT_LT(base, cs_module_refcnt()) TH_LOG("closed but still mapped");
 	cs_session_close(&self->s);
-	EXPECT_EQ(base, refcnt_settles_at(base));
+	EXPECT_EQ(base, cs_module_refcnt_settles_at(base));
 }
 
 struct reader_arg {
@@ -554,7 +539,7 @@ TEST_F_TIMEOUT(life, reader_killed_while_mapped_releases_everything, 60)
 	cs_sleep_ms(300); /* its tiny rings fill up */
 	kill(reader, SIGKILL);
 	ASSERT_NE(-1, cs_wait_ms(reader, 5000));
-	EXPECT_EQ(base, refcnt_settles_at(base));
+	EXPECT_EQ(base, cs_module_refcnt_settles_at(base));
 	EXPECT_EQ(0, kill(self->child, 0)) TH_LOG("the target died with its reader");
 
 	/* The module still works. */
@@ -583,7 +568,7 @@ TEST_F(life, close_while_running_releases_the_session)
 	ASSERT_EQ(0, cs_start(fd));
 	cs_sleep_ms(200);
 	close(fd);
-	EXPECT_EQ(base, refcnt_settles_at(base));
+	EXPECT_EQ(base, cs_module_refcnt_settles_at(base));
 	EXPECT_EQ(0, kill(self->child, 0));
 }
 

@@ -46,21 +46,6 @@ FIXTURE_TEARDOWN(stress)
 	cs_reset_sample_rate();
 }
 
-/* Wait up to 2 s for the module's refcount to come back to @want. */
-static int refcnt_settles_at(int want)
-{
-	uint64_t end = cs_now_ms() + 2000;
-	int n;
-
-	do {
-		n = cs_module_refcnt();
-		if (n == want)
-			return n;
-		cs_sleep_ms(20);
-	} while (cs_now_ms() < end);
-	return n;
-}
-
 /* A failure seen by a child or thread, reported through shared memory. */
 struct report {
 	unsigned long iterations, failures;
@@ -152,7 +137,7 @@ TEST_F_TIMEOUT(stress, concurrent_session_loops_in_four_processes, 60)
 		EXPECT_EQ(0, rep[i].failures)
 		TH_LOG("loop %d: %lu failures, first %s", i, rep[i].failures, rep[i].first);
 	}
-	EXPECT_EQ(self->base_refcnt, refcnt_settles_at(self->base_refcnt));
+	EXPECT_EQ(self->base_refcnt, cs_module_refcnt_settles_at(self->base_refcnt));
 	munmap(rep, 4 * sizeof(*rep));
 }
 
@@ -260,7 +245,7 @@ TEST_F_TIMEOUT(stress, start_stop_races_mmap_munmap_and_close, 60)
 		EXPECT_EQ(0, r.rep.failures) TH_LOG("round %d: %s", round, r.rep.first);
 		EXPECT_LT(0, r.rep.iterations);
 	}
-	EXPECT_EQ(self->base_refcnt, refcnt_settles_at(self->base_refcnt));
+	EXPECT_EQ(self->base_refcnt, cs_module_refcnt_settles_at(self->base_refcnt));
 	EXPECT_EQ(0, kill(self->spinner, 0)) TH_LOG("the target survives");
 }
 
@@ -686,7 +671,7 @@ TEST_F_TIMEOUT(stress, ioctl_and_mmap_fuzzing_gets_only_documented_errors, 120)
 	TH_LOG("%lu operations", f->rep.iterations);
 	EXPECT_EQ(0, f->rep.failures)
 	TH_LOG("%lu failures, first %s", f->rep.failures, f->rep.first);
-	EXPECT_EQ(self->base_refcnt, refcnt_settles_at(self->base_refcnt));
+	EXPECT_EQ(self->base_refcnt, cs_module_refcnt_settles_at(self->base_refcnt));
 	free(f);
 }
 
