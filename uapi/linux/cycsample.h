@@ -164,7 +164,7 @@ struct cycsample_info {
 	__u64 lost;			/* samples dropped because a ring was full */
 	__u64 throttled;		/* samples taken when perf throttled the counter */
 	__u64 dropped_kernel;		/* kernel-mode samples refused (user-only session) */
-	__u64 dropped_other;		/* handler re-entered, or not the target */
+	__u64 dropped_other;		/* re-entered, or during START/STOP */
 	__u64 cost_min_ns;		/* handler cost, from local_clock() */
 	__u64 cost_max_ns;
 	__u64 cost_total_ns;
