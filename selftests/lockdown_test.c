@@ -7,7 +7,8 @@
  * loaded into a locked-down kernel, so these tests only run in a guest where
  * lockdown is already at "confidentiality", or where the caller allows them
  * to raise it by setting CYCSAMPLE_RAISE_LOCKDOWN=1 (a throwaway guest: every
- * later test in that boot runs locked down).  Otherwise they skip:
+ * later test in that boot runs locked down; scripts/check runs this suite
+ * last in each guest for that reason).  Otherwise they skip:
  *
  *   scripts/cycsample-vm -- sh -c 'CYCSAMPLE_RAISE_LOCKDOWN=1 lockdown_test'
  */
