@@ -283,6 +283,37 @@ static void cycs_stop_tasks(struct cycs_session *s)
 	}
 }
 
+/**
+ * cycs_counters_detached - has the kernel taken every task counter away?
+ * @s: a running PID or TID session; s->lock held
+ *
+ * An exec that leaves the process not dumpable (a setuid program) makes the
+ * kernel detach every perf event of the thread that ran it, ours included,
+ * whoever opened them (begin_new_exec() calls perf_event_exit_task()).  The
+ * target lives on but will never be sampled again, so the session should
+ * end as it does when the target exits.  A detached counter is in state
+ * EXIT; one whose thread exited while copies inherited from it still count
+ * in later threads has children, and those keep the session alive.
+ */
+bool cycs_counters_detached(struct cycs_session *s)
+{
+	struct cycs_task_event *te;
+	bool children;
+
+	if (list_empty(&s->task_events))
+		return false;
+	list_for_each_entry(te, &s->task_events, node) {
+		if (READ_ONCE(te->event->state) > PERF_EVENT_STATE_EXIT)
+			return false;
+		mutex_lock(&te->event->child_mutex);
+		children = !list_empty(&te->event->child_list);
+		mutex_unlock(&te->event->child_mutex);
+		if (children)
+			return false;
+	}
+	return true;
+}
+
 /* ---- per-CPU counters -------------------------------------------------- */
 
 /*

@@ -204,6 +204,7 @@ __poll_t cycs_session_poll(struct cycs_session *s);
 
 int cycs_counters_start(struct cycs_session *s);
 void cycs_counters_stop(struct cycs_session *s);
+bool cycs_counters_detached(struct cycs_session *s);
 int cycs_cpu_online(unsigned int cpu, struct hlist_node *node);
 int cycs_cpu_offline(unsigned int cpu, struct hlist_node *node);
 

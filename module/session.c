@@ -7,7 +7,7 @@
  *
  *	OPEN -CONFIGURE-> CONFIGURED -START-> RUNNING -STOP-> STOPPED -START-> ...
  *	                                        |
- *	                                        +-target exits-> ENDED
+ *	                                        +-target exits (or setuid exec)-> ENDED
  *
  * CONFIGURE may be repeated while the rings are not mapped and the session
  * is not running; it replaces the configuration and the rings.
@@ -389,7 +389,8 @@ out_unlock:
 }
 
 /*
- * Every ~50 ms while running: has the target exited?  Then release the
+ * Every ~50 ms while running: has the target exited, or has the kernel
+ * detached our counters from it (a setuid exec)?  Then release the
  * counters, write the EXIT record (nothing can follow it now), and end the
  * session.  Counters must go in process context, hence a work item rather
  * than something in the handler or an exit hook.
@@ -402,7 +403,7 @@ static void cycs_exit_work(struct work_struct *work)
 	mutex_lock(&s->lock);
 	if (s->state != CYCSAMPLE_STATE_RUNNING || !s->target_task)
 		goto out_unlock;
-	if (!cycs_target_gone(s, s->target_task)) {
+	if (!cycs_target_gone(s, s->target_task) && !cycs_counters_detached(s)) {
 		queue_delayed_work(system_wq, &s->exit_work, CYCS_EXIT_POLL);
 		goto out_unlock;
 	}

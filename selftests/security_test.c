@@ -33,6 +33,7 @@ struct result {
 	int euid_after_exec;
 	unsigned long before_exec, priv_image;
 	pid_t exec_target;
+	__u32 state_after_exec, last_record;
 };
 
 enum target_kind { OWN, OWN_NOT_DUMPABLE, GIVEN, CPUS };
@@ -484,9 +485,16 @@ static int nobody_setuid_exec(void *arg)
 		return 200;
 	cs_collect_for(&s, 1500, &recs);
 	p = (struct pollfd){ .fd = rq->rep[0], .events = POLLIN };
-	if (poll(&p, 1, 0) == 1 &&
+	/* the session may end at the exec, before the new image reports */
+	if (poll(&p, 1, 3000) == 1 &&
 	    read(rq->rep[0], &res->euid_after_exec, sizeof(int)) != sizeof(int))
 		res->euid_after_exec = -1;
+	/* the kernel detached the counters: the session ends as at an exit */
+	cs_drain(&s, &recs);
+	if (!cs_session_info(&s))
+		res->state_after_exec = s.info.state;
+	if (recs.n)
+		res->last_record = cs_hdr(&recs.v[recs.n - 1])->type;
 	cs_stop(s.fd);
 	cs_drain(&s, &recs);
 	for (i = 0; i < recs.n; i++) {
@@ -556,6 +564,9 @@ TEST_F_TIMEOUT(security, setuid_exec_ends_what_the_user_sees_of_the_target, 60)
 	EXPECT_EQ(0, self->res->priv_image)
 	TH_LOG("%lu samples of the setuid image reached an unprivileged reader",
 	       self->res->priv_image);
+	EXPECT_EQ(CYCSAMPLE_STATE_ENDED, self->res->state_after_exec)
+	TH_LOG("the session did not end when the kernel detached its counters");
+	EXPECT_EQ(CYCSAMPLE_REC_EXIT, self->res->last_record);
 }
 
 TEST_HARNESS_MAIN

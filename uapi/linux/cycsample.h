@@ -119,7 +119,7 @@ enum cycsample_state {
 	CYCSAMPLE_STATE_CONFIGURED	= 1,	/* rings exist, counters do not */
 	CYCSAMPLE_STATE_RUNNING		= 2,
 	CYCSAMPLE_STATE_STOPPED		= 3,
-	CYCSAMPLE_STATE_ENDED		= 4,	/* target gone; START gives -ESRCH */
+	CYCSAMPLE_STATE_ENDED		= 4,	/* target gone or detached; START: -ESRCH */
 };
 
 /* struct cycsample_info.fallback_reason */
@@ -250,7 +250,7 @@ enum cycsample_record_type {
 	CYCSAMPLE_REC_SAMPLE	= 1,	/* struct cycsample_sample */
 	CYCSAMPLE_REC_LOST	= 2,	/* struct cycsample_lost */
 	CYCSAMPLE_REC_EXEC	= 3,	/* struct cycsample_task_event: target exec'd */
-	CYCSAMPLE_REC_EXIT	= 4,	/* struct cycsample_task_event: target gone, last record */
+	CYCSAMPLE_REC_EXIT	= 4,	/* struct cycsample_task_event: target gone/detached, last */
 };
 
 struct cycsample_record_header {
