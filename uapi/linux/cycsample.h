@@ -250,7 +250,7 @@ enum cycsample_record_type {
 	CYCSAMPLE_REC_SAMPLE	= 1,	/* struct cycsample_sample */
 	CYCSAMPLE_REC_LOST	= 2,	/* struct cycsample_lost */
 	CYCSAMPLE_REC_EXEC	= 3,	/* struct cycsample_task_event: target exec'd */
-	CYCSAMPLE_REC_EXIT	= 4,	/* struct cycsample_task_event: target gone/detached, last */
+	CYCSAMPLE_REC_EXIT	= 4,	/* struct cycsample_task_event: target gone, last record */
 };
 
 struct cycsample_record_header {
