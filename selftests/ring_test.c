@@ -90,6 +90,9 @@ TEST_F_TIMEOUT(ring, full_ring_drops_and_keeps_unread_records, 60)
 	TH_LOG("a %llu-byte ring never filled", (unsigned long long)self->s.info.ring_data_size);
 	EXPECT_EQ(self->s.info.lost, sum_lost);
 	EXPECT_EQ(self->s.info.samples, sum_samples);
+	TH_LOG("%llu-byte rings, reader asleep: %llu samples kept, %llu lost",
+	       (unsigned long long)self->s.info.ring_data_size, (unsigned long long)sum_samples,
+	       (unsigned long long)sum_lost);
 
 	cs_drain(&self->s, &self->recs);
 	CS_ASSERT_RECS_OK(&self->recs, &self->s.info);
@@ -182,6 +185,8 @@ TEST_F_TIMEOUT(ring, lost_records_add_up_to_the_header_counts, 60)
 		total += lost_records[i];
 	}
 	EXPECT_EQ(self->s.info.lost, total);
+	TH_LOG("%llu drops, all reported by LOST records once the reader caught up",
+	       (unsigned long long)total);
 }
 
 TEST_F_TIMEOUT(ring, counters_agree_between_headers_info_and_records, 60)
