@@ -297,6 +297,75 @@ TEST_F(mmap, mapping_outlives_close)
 	EXPECT_EQ(0, munmap(self->map, self->info.mmap_size));
 	self->map = MAP_FAILED;
 }
+TEST_F(mmap, map_fixed_over_part_of_the_ring_fails)
+{
+	char *map;
+	void *p;
+
+	MMAP_BEGIN();
+	ASSERT_EQ(0, map_ok(self));
+	map = self->map;
+	p = mmap(map + self->page, self->page, PROT_READ | PROT_WRITE,
+		 MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	EXPECT_EQ(MAP_FAILED, p);
+	if (p != MAP_FAILED) {
+		self->map = MAP_FAILED; /* the ring mapping is in pieces: leave it */
+		return;
+	}
+	EXPECT_EQ(CYCSAMPLE_MAGIC, ((struct cycsample_control *)map)->magic);
+}
+
+TEST_F(mmap, map_fixed_over_the_whole_ring_releases_it)
+{
+	int before = cs_module_refcnt();
+	void *p;
+
+	MMAP_BEGIN();
+	ASSERT_LT(0, before); /* our open file */
+	ASSERT_EQ(0, map_ok(self));
+	p = mmap(self->map, self->info.mmap_size, PROT_READ | PROT_WRITE,
+		 MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_EQ(self->map, p);
+	EXPECT_EQ(0, *(volatile char *)p); /* anonymous memory now */
+	munmap(p, self->info.mmap_size);
+	self->map = MAP_FAILED;
+	/* nothing holds the file but the fd: closing it releases the session */
+	close(self->fd);
+	self->fd = -1;
+	EXPECT_EQ(before - 1, cs_module_refcnt_settles_at(before - 1));
+}
+
+TEST_F(mmap, mprotect_to_writable_makes_only_headers_writable)
+{
+	struct cs_session s;
+
+	MMAP_BEGIN();
+	ASSERT_EQ(0, map_it(self, self->info.mmap_size, PROT_READ, MAP_SHARED, 0));
+	ASSERT_EQ(0, mprotect(self->map, self->info.mmap_size, PROT_READ | PROT_WRITE));
+	s = (struct cs_session){ .fd = self->fd,
+				 .info = self->info,
+				 .base = self->map,
+				 .map_len = self->info.mmap_size };
+	__atomic_store_n(&cs_ring(&s, 0)->data_tail, 0, __ATOMIC_RELEASE);
+	EXPECT_EQ(0, cs_ring(&s, 0)->data_tail);
+	/* the data pages: write_to_data_page_after_mprotect_raises_sigbus */
+}
+
+TEST_F(mmap, madvise_dontneed_loses_nothing)
+{
+	struct cycsample_control *ctl;
+	int ret;
+
+	MMAP_BEGIN();
+	ASSERT_EQ(0, map_ok(self));
+	ctl = self->map;
+	/* refused for a PFN mapping (EINVAL); if a kernel allowed it, a refault */
+	ret = madvise(self->map, self->info.mmap_size, MADV_DONTNEED);
+	if (ret)
+		EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(CYCSAMPLE_MAGIC, ctl->magic);
+	EXPECT_EQ(self->info.nr_rings, ctl->nr_rings);
+}
 
 /* Map a fresh session the SIGBUS tests can write to; NULL on failure. */
 static struct cs_session *sigbus_session(struct __test_metadata *_metadata)
@@ -338,6 +407,20 @@ TEST_SIGNAL(write_to_last_data_page_raises_sigbus, SIGBUS)
 	ASSERT_NE(NULL, s);
 	*((volatile unsigned char *)s->base + s->map_len - 1) = 0x5a;
 	TH_LOG("wrote the last data page without SIGBUS");
+}
+
+TEST_SIGNAL(write_to_data_page_after_mprotect_raises_sigbus, SIGBUS)
+{
+	struct cs_session *s;
+
+	CS_REQUIRE_DEVICE();
+	CS_REQUIRE_ROOT();
+	s = sigbus_session(_metadata);
+	ASSERT_NE(NULL, s);
+	ASSERT_EQ(0, mprotect(s->base, s->map_len, PROT_READ));
+	ASSERT_EQ(0, mprotect(s->base, s->map_len, PROT_READ | PROT_WRITE));
+	*(volatile unsigned char *)cs_ring_data(s, 0) = 0x5a;
+	TH_LOG("mprotect() made a data page writable");
 }
 
 TEST_SIGNAL(write_to_control_page_raises_sigbus, SIGBUS)
