@@ -310,6 +310,34 @@ static int open_device(struct cs_device *d, const char *path)
 	return ret;
 }
 
+/*
+ * perf_event_open() refuses a frequency above kernel.perf_event_max_sample_rate
+ * and perf lowers its request to that limit.  The module's in-kernel counters
+ * get no such check: asked for more, perf throttles every sample, the period
+ * collapses and each sample fires just after the counter restarts (at the tick
+ * or when the thread is switched back in), which piles the profile onto the
+ * scheduler.  So do what perf does.  The kernel lowers the limit itself when
+ * handlers run long ("perf: interrupt took too long").
+ */
+static u64 cap_freq(u64 freq)
+{
+	static const char path[] = "/proc/sys/kernel/perf_event_max_sample_rate";
+	char *buf = NULL;
+	size_t len;
+	u64 max;
+
+	if (read_file(path, &buf, &len, 64))
+		return freq;
+	buf[strcspn(buf, "\n")] = '\0';
+	if (parse_u64(buf, 10, &max) && max && freq > max) {
+		pr_warn("%s is %llu: sampling at %llu Hz, not %llu Hz", path,
+			(unsigned long long)max, (unsigned long long)max, (unsigned long long)freq);
+		freq = max;
+	}
+	free(buf);
+	return freq;
+}
+
 static void build_config(const struct record_opts *o, s32 target, struct cycsample_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
@@ -322,7 +350,7 @@ static void build_config(const struct record_opts *o, s32 target, struct cycsamp
 	if (o->period) {
 		cfg->sample_period = o->period;
 	} else {
-		cfg->sample_period = o->freq;
+		cfg->sample_period = cap_freq(o->freq);
 		cfg->flags |= CYCSAMPLE_CFG_FREQ;
 	}
 	if (o->user_only)

@@ -137,6 +137,13 @@ check $? "--no-call-graph: one frame per sample"
 $C -p $pid -d 1 -c 2000000 >$T/c.txt 2>/dev/null
 grep -q "period 2000000" $T/c.txt
 check $? "-c PERIOD shown in the report"
+rate=/proc/sys/kernel/perf_event_max_sample_rate
+oldrate=$(cat $rate)
+echo 500 >$rate
+$C -p $pid -d 1 -F 4000 --folded >$T/f.folded 2>$T/f.err
+echo "$oldrate" >$rate
+grep -q "sampling at 500 Hz, not 4000 Hz" $T/f.err && [ -s $T/f.folded ]
+check $? "-F above perf_event_max_sample_rate: lowered to it, as perf does"
 $C -a -d 1 --folded >$T/a.folded 2>/dev/null
 [ "$(awk -F';' '{ print $1 }' $T/a.folded | sort -u | wc -l)" -ge 2 ] && grep -q '_\[k\]' $T/a.folded
 check $? "-a: several commands and kernel frames"
