@@ -314,6 +314,71 @@ TEST_F_TIMEOUT(life, exec_emits_exec_record_and_sampling_goes_on, 60)
 	EXPECT_LE(late / 2, late_in_leaf) TH_LOG("the new image spins in cs_spin_leaf");
 }
 
+/* Shared with the child of the TID test. */
+struct tid_end {
+	volatile int tid, go;
+};
+
+static void *spin_briefly(void *arg)
+{
+	struct tid_end *te = arg;
+
+	te->tid = syscall(SYS_gettid);
+	while (!te->go)
+		cs_sleep_ms(1);
+	cs_spin_cpu_ms(300);
+	return NULL;
+}
+
+/* Child: one thread that spins after the go and exits; we outlive it. */
+static int thread_ends_first(void *arg)
+{
+	pthread_t t;
+
+	if (pthread_create(&t, NULL, spin_briefly, arg))
+		return 1;
+	pthread_join(t, NULL);
+	cs_sleep_ms(3000);
+	return 0;
+}
+
+TEST_F_TIMEOUT(life, tid_session_ends_when_its_thread_exits, 60)
+{
+	struct tid_end *te;
+	struct cycsample_config cfg;
+	struct cs_counts c;
+	const struct cycsample_task_event *exit_rec = NULL;
+	uint64_t end;
+	size_t i;
+
+	LIFE_BEGIN();
+	te = mmap(NULL, sizeof(*te), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, te);
+	self->child = cs_spawn(thread_ends_first, te);
+	ASSERT_LT(0, self->child);
+	for (end = cs_now_ms() + 5000; !te->tid && cs_now_ms() < end;)
+		cs_sleep_ms(1);
+	ASSERT_NE(0, te->tid);
+	cs_config_init(&cfg, CYCSAMPLE_TARGET_TID, te->tid);
+	CS_ASSERT_SESSION(&self->s, &cfg);
+	ASSERT_EQ(0, cs_start(self->s.fd));
+	te->go = 1;
+	cs_collect_for(&self->s, 2500, &self->recs); /* returns at POLLHUP */
+	ASSERT_EQ(0, cs_session_info(&self->s));
+	EXPECT_EQ(CYCSAMPLE_STATE_ENDED, self->s.info.state);
+	EXPECT_EQ(0, kill(self->child, 0)) TH_LOG("the process must outlive its thread");
+	CS_ASSERT_RECS_OK(&self->recs, &self->s.info);
+	cs_count(&self->recs, &c);
+	EXPECT_LT(0, c.samples);
+	ASSERT_EQ(1, c.exits);
+	for (i = 0; i < self->recs.n; i++)
+		if (cs_hdr(&self->recs.v[i])->type == CYCSAMPLE_REC_EXIT)
+			exit_rec = self->recs.v[i].buf;
+	ASSERT_NE(NULL, exit_rec);
+	EXPECT_EQ(te->tid, (int)exit_rec->tid);
+	munmap(te, sizeof(*te));
+}
+
 /* ---------------------------------------------------------------------- */
 /* STOP / START, several sessions, limits                                 */
 /* ---------------------------------------------------------------------- */
