@@ -27,7 +27,7 @@ struct result {
 	int err; /* errno of the operation under test */
 	char step[200]; /* what a setup step failed at, if it did */
 	__u32 config_flags;
-	unsigned long samples, kernel_samples, kaddr_words;
+	unsigned long samples, kernel_samples, kaddr_words, regs_dumps, bad_regs_dumps;
 	__u64 first_kaddr;
 	char first_kaddr_where[64];
 	int euid_after_exec;
@@ -352,14 +352,48 @@ static void note_kaddr(struct result *res, __u64 v, const char *what, size_t a, 
 }
 
 /*
- * As nobody: sample an own syscall-heavy child for a second, then scan every
- * 64-bit word of every record and of the whole mapping.
+ * The register dump of a user-mode sample: its pc and sp are the sample's
+ * (so these are the user registers, not the kernel's); -1 if the layout is
+ * unknown.  The other registers hold whatever the user program put there.
+ */
+static int regs_dump_problem(const struct cycsample_sample *smp)
+{
+	const __u64 *r = cs_user_regs(smp);
+	unsigned int pc, sp;
+
+	if (!smp->nr_regs)
+		return 0;
+	if (smp->arch == CYCSAMPLE_ARCH_ARM64 && !(smp->flags & CYCSAMPLE_SAMPLE_COMPAT)) {
+		sp = 31, pc = 32; /* x0..x30, sp, pc, pstate */
+	} else if (smp->arch == CYCSAMPLE_ARCH_X86_64) {
+		sp = 19, pc = 16; /* struct pt_regs: ..., ip, cs, flags, sp, ss */
+	} else {
+		return -1;
+	}
+	if (smp->nr_regs <= pc || smp->nr_regs <= sp)
+		return 1;
+	return r[pc] != smp->pc || r[sp] != smp->sp;
+}
+
+/* Index in the mapping of word @j of record @rec, which may wrap in its ring. */
+static size_t mapping_word(const struct cs_session *s, const struct cs_rec *rec, size_t j)
+{
+	size_t data = cs_ring_data(s, rec->ring) - (const unsigned char *)s->base;
+
+	return (data + (rec->pos + j * 8) % s->info.ring_data_size) / 8;
+}
+
+/*
+ * As nobody: sample an own syscall-heavy child for a second, with user
+ * chains and register dumps, then scan every 64-bit word of every record
+ * (the dumped general registers aside) and of the whole mapping.
  */
 static int nobody_scan(void *arg)
 {
 	struct result *res = arg;
 	struct cycsample_config cfg;
 	struct cs_recs recs = { 0 };
+	bool *regs_word; /* mapping words that hold a dumped register */
 	struct cs_session s;
 	const char *step;
 	const __u64 *w;
@@ -372,7 +406,7 @@ static int nobody_scan(void *arg)
 	if (child < 0 || cs_param_get("unpriv_min_period", &min))
 		return 200;
 	cs_config_init(&cfg, CYCSAMPLE_TARGET_PID, child);
-	cfg.flags = CYCSAMPLE_CFG_USER_CHAIN;
+	cfg.flags = CYCSAMPLE_CFG_USER_CHAIN | CYCSAMPLE_CFG_REGS_USER;
 	cfg.sample_period = min;
 	err = cs_session_open(&s, &cfg, &step);
 	if (!err) {
@@ -390,20 +424,33 @@ static int nobody_scan(void *arg)
 	cs_kill(child);
 	cs_session_info(&s);
 	res->config_flags = s.info.config_flags;
+	regs_word = calloc(s.map_len / 8, sizeof(*regs_word));
 	for (i = 0; i < recs.n; i++) {
 		const struct cycsample_sample *smp = cs_sample(&recs.v[i]);
+
+		size_t regs_from = SIZE_MAX, regs_to = 0;
 
 		if (smp) {
 			res->samples++;
 			res->kernel_samples += !!(smp->flags & CYCSAMPLE_SAMPLE_KERNEL);
+			res->regs_dumps += !!smp->nr_regs;
+			res->bad_regs_dumps += regs_dump_problem(smp) != 0;
+			regs_from = (cs_user_regs(smp) - (const __u64 *)smp);
+			regs_to = regs_from + smp->nr_regs;
 		}
 		w = recs.v[i].buf;
-		for (j = 0; j < cs_hdr(&recs.v[i])->size / 8; j++)
-			note_kaddr(res, w[j], "record/word", i, j);
+		for (j = 0; j < cs_hdr(&recs.v[i])->size / 8; j++) {
+			if (j < regs_from || j >= regs_to)
+				note_kaddr(res, w[j], "record/word", i, j);
+			else if (regs_word)
+				regs_word[mapping_word(&s, &recs.v[i], j)] = true;
+		}
 	}
 	w = s.base;
 	for (j = 0; j < s.map_len / 8; j++)
-		note_kaddr(res, w[j], "mapping byte", j * 8, s.map_len);
+		if (!regs_word || !regs_word[j])
+			note_kaddr(res, w[j], "mapping byte", j * 8, s.map_len);
+	free(regs_word);
 	cs_session_close(&s);
 	err = recs.errors ? 202 : 0;
 	if (err)
@@ -419,6 +466,8 @@ TEST_F_TIMEOUT(security, no_kernel_address_reaches_an_unprivileged_reader, 60)
 	EXPECT_TRUE(self->res->config_flags & CYCSAMPLE_CFG_USER_ONLY);
 	ASSERT_LT(0, self->res->samples) TH_LOG("nothing sampled: the scan proves nothing");
 	EXPECT_EQ(0, self->res->kernel_samples);
+	EXPECT_EQ(self->res->samples, self->res->regs_dumps);
+	EXPECT_EQ(0, self->res->bad_regs_dumps) TH_LOG("a register dump that is not the user's");
 	EXPECT_EQ(0, self->res->kaddr_words)
 	TH_LOG("%#llx at %s", (unsigned long long)self->res->first_kaddr,
 	       self->res->first_kaddr_where);
