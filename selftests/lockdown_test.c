@@ -8,7 +8,9 @@
  * lockdown is already at "confidentiality", or where the caller allows them
  * to raise it by setting CYCSAMPLE_RAISE_LOCKDOWN=1 (a throwaway guest: every
  * later test in that boot runs locked down; scripts/check runs this suite
- * last in each guest for that reason).  Otherwise they skip:
+ * last in each guest for that reason, and scripts/check-debug lets it skip:
+ * lockdown closes debugfs, which its kmemleak scans need).  Otherwise they
+ * skip:
  *
  *   scripts/cycsample-vm -- sh -c 'CYCSAMPLE_RAISE_LOCKDOWN=1 lockdown_test'
  */
