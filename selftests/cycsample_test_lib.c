@@ -520,6 +520,17 @@ const char *cs_recs_problem(const struct cs_recs *r, const struct cycsample_info
 	return NULL;
 }
 
+const void *cs_find_record(const struct cs_recs *r, __u32 type)
+{
+	const void *found = NULL;
+	size_t i;
+
+	for (i = 0; i < r->n; i++)
+		if (cs_hdr(&r->v[i])->type == type)
+			found = r->v[i].buf;
+	return found;
+}
+
 void cs_count(const struct cs_recs *r, struct cs_counts *c)
 {
 	size_t i;

@@ -180,6 +180,9 @@ struct cs_counts {
 
 void cs_count(const struct cs_recs *r, struct cs_counts *c);
 
+/* The last record of @type read, or NULL. */
+const void *cs_find_record(const struct cs_recs *r, __u32 type);
+
 /* Samples of one pid (0: any) whose pc lies in [lo, hi). */
 unsigned long cs_count_pc_in(const struct cs_recs *r, pid_t pid, const void *lo, const void *hi);
 

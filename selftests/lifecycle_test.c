@@ -286,9 +286,7 @@ TEST_F_TIMEOUT(life, exec_emits_exec_record_and_sampling_goes_on, 60)
 	cs_count(&self->recs, &c);
 	ASSERT_EQ(1, c.exec);
 	EXPECT_EQ(0, c.exits);
-	for (i = 0; i < self->recs.n; i++)
-		if (cs_hdr(&self->recs.v[i])->type == CYCSAMPLE_REC_EXEC)
-			exec_rec = self->recs.v[i].buf;
+	exec_rec = cs_find_record(&self->recs, CYCSAMPLE_REC_EXEC);
 	ASSERT_NE(NULL, exec_rec);
 	EXPECT_EQ(self->child, exec_rec->pid);
 	EXPECT_EQ(0, strncmp(base, exec_rec->comm, 15)) TH_LOG("comm '%.16s'", exec_rec->comm);
@@ -347,9 +345,8 @@ TEST_F_TIMEOUT(life, tid_session_ends_when_its_thread_exits, 60)
 	struct tid_end *te;
 	struct cycsample_config cfg;
 	struct cs_counts c;
-	const struct cycsample_task_event *exit_rec = NULL;
+	const struct cycsample_task_event *exit_rec;
 	uint64_t end;
-	size_t i;
 
 	LIFE_BEGIN();
 	te = mmap(NULL, sizeof(*te), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -371,9 +368,7 @@ TEST_F_TIMEOUT(life, tid_session_ends_when_its_thread_exits, 60)
 	cs_count(&self->recs, &c);
 	EXPECT_LT(0, c.samples);
 	ASSERT_EQ(1, c.exits);
-	for (i = 0; i < self->recs.n; i++)
-		if (cs_hdr(&self->recs.v[i])->type == CYCSAMPLE_REC_EXIT)
-			exit_rec = self->recs.v[i].buf;
+	exit_rec = cs_find_record(&self->recs, CYCSAMPLE_REC_EXIT);
 	ASSERT_NE(NULL, exit_rec);
 	EXPECT_EQ(te->tid, (int)exit_rec->tid);
 	munmap(te, sizeof(*te));

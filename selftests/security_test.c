@@ -503,17 +503,13 @@ static int spin_then_exec_setuid(void *arg)
 /* Records later in time than the EXIT record (the rings are read one by one). */
 static unsigned long records_after_exit(const struct cs_recs *recs, unsigned long *exits)
 {
-	const struct cycsample_task_event *exit_rec = NULL;
+	const struct cycsample_task_event *exit_rec = cs_find_record(recs, CYCSAMPLE_REC_EXIT);
 	unsigned long later = 0;
+	struct cs_counts c;
 	size_t i;
 
-	*exits = 0;
-	for (i = 0; i < recs->n; i++) {
-		if (cs_hdr(&recs->v[i])->type == CYCSAMPLE_REC_EXIT) {
-			exit_rec = recs->v[i].buf;
-			(*exits)++;
-		}
-	}
+	cs_count(recs, &c);
+	*exits = c.exits;
 	for (i = 0; exit_rec && i < recs->n; i++)
 		later += ((const __u64 *)recs->v[i].buf)[1] > exit_rec->time;
 	return later;
