@@ -16,6 +16,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -927,6 +928,11 @@ int cs_nr_possible_cpus(void)
 int cs_nr_online_cpus(void)
 {
 	return count_cpulist("/sys/devices/system/cpu/online");
+}
+
+int cs_rmmod(void)
+{
+	return syscall(SYS_delete_module, "cycsample", O_NONBLOCK) ? errno : 0;
 }
 
 bool cs_module_loaded(void)

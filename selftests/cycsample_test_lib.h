@@ -268,6 +268,7 @@ int cs_module_refcnt_settles_at(int want); /* the count after up to 2 s */
 int cs_nr_possible_cpus(void);
 int cs_nr_online_cpus(void);
 bool cs_module_loaded(void);
+int cs_rmmod(void); /* one non-blocking delete_module(): 0 or errno */
 
 /* ---------------------------------------------------------------------- */
 /* Harness glue (only for files that include kselftest_harness.h first)    */

@@ -506,11 +506,6 @@ TEST_F(life, open_beyond_max_sessions_is_ebusy)
 /* Module references and rmmod                                            */
 /* ---------------------------------------------------------------------- */
 
-static int try_rmmod(void)
-{
-	return syscall(SYS_delete_module, "cycsample", O_NONBLOCK) ? errno : 0;
-}
-
 TEST_F(life, rmmod_is_refused_while_a_session_is_open)
 {
 	int fd, err;
@@ -518,7 +513,7 @@ TEST_F(life, rmmod_is_refused_while_a_session_is_open)
 	LIFE_BEGIN();
 	fd = cs_open();
 	ASSERT_LE(0, fd);
-	err = try_rmmod();
+	err = cs_rmmod();
 	EXPECT_TRUE(err == EWOULDBLOCK || err == EBUSY) TH_LOG("delete_module: %s", strerror(err));
 	ASSERT_NE(0, err) TH_LOG("the module was unloaded under an open session");
 	close(fd);
@@ -534,7 +529,7 @@ TEST_F(life, rmmod_is_refused_while_a_closed_session_is_mapped)
 	CS_ASSERT_SESSION(&self->s, &cfg);
 	close(self->s.fd);
 	self->s.fd = -1;
-	err = try_rmmod();
+	err = cs_rmmod();
 	EXPECT_TRUE(err == EWOULDBLOCK || err == EBUSY) TH_LOG("delete_module: %s", strerror(err));
 	ASSERT_NE(0, err) TH_LOG("the module was unloaded under a mapping");
 	EXPECT_EQ(CYCSAMPLE_MAGIC, cs_control(&self->s)->magic);

@@ -32,15 +32,14 @@ static const char *ko_path(void)
 /* rmmod, waiting up to 2 s for the last reference of earlier tests to go. */
 static int unload(void)
 {
-	int i;
+	int i, err;
 
 	for (i = 0; i < 200; i++) {
 		if (!cs_module_loaded())
 			return 0;
-		if (!syscall(SYS_delete_module, "cycsample", O_NONBLOCK))
-			return 0;
-		if (errno != EWOULDBLOCK && errno != EAGAIN)
-			return errno;
+		err = cs_rmmod();
+		if (err != EWOULDBLOCK && err != EAGAIN)
+			return err;
 		cs_sleep_ms(10);
 	}
 	return EBUSY;
