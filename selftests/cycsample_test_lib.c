@@ -939,3 +939,39 @@ bool cs_module_loaded(void)
 {
 	return access(CS_MODULE_DIR, F_OK) == 0;
 }
+
+const char *cs_ko_path(void)
+{
+	const char *p = getenv("CYCSAMPLE_KO");
+
+	return p ? p : "/cycsample/cycsample.ko";
+}
+
+/* The last references of a closed session may take a moment to go. */
+int cs_unload_module(void)
+{
+	int i, err;
+
+	for (i = 0; i < 200; i++) {
+		if (!cs_module_loaded())
+			return 0;
+		err = cs_rmmod();
+		if (err != EWOULDBLOCK && err != EAGAIN)
+			return err;
+		cs_sleep_ms(10);
+	}
+	return EBUSY;
+}
+
+int cs_load_module(const char *params)
+{
+	int fd = open(cs_ko_path(), O_RDONLY | O_CLOEXEC);
+	int err = 0;
+
+	if (fd < 0)
+		return errno;
+	if (syscall(SYS_finit_module, fd, params, 0))
+		err = errno;
+	close(fd);
+	return err;
+}

@@ -269,6 +269,9 @@ int cs_nr_possible_cpus(void);
 int cs_nr_online_cpus(void);
 bool cs_module_loaded(void);
 int cs_rmmod(void); /* one non-blocking delete_module(): 0 or errno */
+const char *cs_ko_path(void); /* $CYCSAMPLE_KO or /cycsample/cycsample.ko */
+int cs_unload_module(void); /* rmmod, waiting up to 2 s for references: 0 or errno */
+int cs_load_module(const char *params); /* finit_module(): 0 or errno */
 
 /* ---------------------------------------------------------------------- */
 /* Harness glue (only for files that include kselftest_harness.h first)    */

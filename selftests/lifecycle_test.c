@@ -174,12 +174,20 @@ TEST_F_TIMEOUT(target_end, exit_record_is_the_last_record, 60)
 
 TEST_F_TIMEOUT(target_end, session_ends_and_start_is_esrch, 60)
 {
+	int base;
+
 	LIFE_BEGIN();
+	base = cs_module_refcnt();
+	ASSERT_LE(0, base);
 	run_until_target_ends(_metadata, self, variant, true);
 	ASSERT_EQ(0, cs_session_info(&self->s));
 	EXPECT_EQ(CYCSAMPLE_STATE_ENDED, self->s.info.state);
 	EXPECT_EQ(ESRCH, cs_start(self->s.fd));
 	EXPECT_EQ(EINVAL, cs_stop(self->s.fd)) TH_LOG("STOP in ENDED: not running");
+	/* an ended session holds the module like any other, until it is gone */
+	EXPECT_LT(base, cs_module_refcnt());
+	cs_session_close(&self->s);
+	EXPECT_EQ(base, cs_module_refcnt_settles_at(base));
 }
 
 TEST_F_TIMEOUT(target_end, poll_is_pollin_until_drained_then_pollhup, 60)
@@ -506,6 +514,23 @@ TEST_F(life, open_beyond_max_sessions_is_ebusy)
 /* Module references and rmmod                                            */
 /* ---------------------------------------------------------------------- */
 
+/*
+ * With nothing of ours left, rmmod must succeed (running the module's exit
+ * path after what the test did); then the module comes back for the tests
+ * that follow.
+ */
+static void assert_rmmod_then_reload(struct __test_metadata *_metadata)
+{
+	if (access(cs_ko_path(), R_OK)) {
+		TH_LOG("no module image at %s (CYCSAMPLE_KO): rmmod not tried", cs_ko_path());
+		return;
+	}
+	ASSERT_EQ(0, cs_unload_module()) TH_LOG("rmmod after the last close and munmap");
+	ASSERT_FALSE(cs_module_loaded());
+	ASSERT_EQ(0, cs_load_module(""));
+	ASSERT_EQ(0, access(CS_NODE, F_OK)) TH_LOG("%s after the reload", CS_NODE);
+}
+
 TEST_F(life, rmmod_is_refused_while_a_session_is_open)
 {
 	int fd, err;
@@ -551,7 +576,8 @@ TEST_F(life, module_reference_is_dropped_after_close_and_munmap)
 	self->s.fd = -1;
 	EXPECT_LT(base, cs_module_refcnt()) TH_LOG("closed but still mapped");
 	cs_session_close(&self->s);
-	EXPECT_EQ(base, cs_module_refcnt_settles_at(base));
+	ASSERT_EQ(base, cs_module_refcnt_settles_at(base));
+	assert_rmmod_then_reload(_metadata);
 }
 
 struct reader_arg {
@@ -610,6 +636,11 @@ TEST_F_TIMEOUT(life, reader_killed_while_mapped_releases_everything, 60)
 	EXPECT_EQ(0, cs_stop(self->s.fd));
 	EXPECT_LT(0, recs.n);
 	cs_recs_free(&recs);
+
+	/* and leaves nothing that would hold it */
+	cs_session_close(&self->s);
+	ASSERT_EQ(base, cs_module_refcnt_settles_at(base));
+	assert_rmmod_then_reload(_metadata);
 }
 
 TEST_F(life, close_while_running_releases_the_session)

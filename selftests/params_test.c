@@ -22,48 +22,11 @@
 #define NOBODY 65534
 #define OTHER_GROUP 4242
 
-static const char *ko_path(void)
-{
-	const char *p = getenv("CYCSAMPLE_KO");
-
-	return p ? p : "/cycsample/cycsample.ko";
-}
-
-/* rmmod, waiting up to 2 s for the last reference of earlier tests to go. */
-static int unload(void)
-{
-	int i, err;
-
-	for (i = 0; i < 200; i++) {
-		if (!cs_module_loaded())
-			return 0;
-		err = cs_rmmod();
-		if (err != EWOULDBLOCK && err != EAGAIN)
-			return err;
-		cs_sleep_ms(10);
-	}
-	return EBUSY;
-}
-
-/* insmod with @params: 0 or the errno of finit_module(). */
-static int load(const char *params)
-{
-	int fd = open(ko_path(), O_RDONLY | O_CLOEXEC);
-	int err = 0;
-
-	if (fd < 0)
-		return errno;
-	if (syscall(SYS_finit_module, fd, params, 0))
-		err = errno;
-	close(fd);
-	return err;
-}
-
 static int reload(const char *params)
 {
-	int err = unload();
+	int err = cs_unload_module();
 
-	return err ? err : load(params);
+	return err ? err : cs_load_module(params);
 }
 
 FIXTURE(params)
@@ -74,15 +37,15 @@ FIXTURE(params)
 FIXTURE_SETUP(params)
 {
 	CS_REQUIRE_ROOT();
-	if (access(ko_path(), R_OK))
-		SKIP(return, "no module image at %s (set CYCSAMPLE_KO)", ko_path());
+	if (access(cs_ko_path(), R_OK))
+		SKIP(return, "no module image at %s (set CYCSAMPLE_KO)", cs_ko_path());
 	if (!cs_module_loaded())
 		SKIP(return, "cycsample is not loaded");
 }
 
 FIXTURE_TEARDOWN(params)
 {
-	if (cs_module_loaded() && !access(ko_path(), R_OK))
+	if (cs_module_loaded() && !access(cs_ko_path(), R_OK))
 		EXPECT_EQ(0, reload(""));
 }
 
@@ -146,7 +109,7 @@ TEST_F(params, dev_mode_beyond_permission_bits_is_refused)
 {
 	EXPECT_EQ(EINVAL, reload("dev_mode=04666"));
 	EXPECT_FALSE(cs_module_loaded());
-	ASSERT_EQ(0, load(""));
+	ASSERT_EQ(0, cs_load_module(""));
 }
 
 TEST_HARNESS_MAIN
