@@ -107,6 +107,12 @@ static u32 cycs_build_sample(struct cycs_session *s, struct cycs_scratch *sc,
 		flags |= CYCSAMPLE_SAMPLE_SW_CLOCK;
 	if (READ_ONCE(event->hw.interrupts) == CYCS_MAX_INTERRUPTS)
 		flags |= CYCSAMPLE_SAMPLE_THROTTLED;
+	/*
+	 * Only an NMI can interrupt code that runs with interrupts masked: an
+	 * IRQ-driven PMU sees such a region at the point it unmasks them.
+	 */
+	if (in_nmi())
+		flags |= CYCSAMPLE_SAMPLE_NMI;
 
 	if (user || s->kaddr_ok)
 		cycs_arch_sample_regs(smp, regs);

@@ -819,6 +819,49 @@ TEST_F(sampling, throttling_is_counted_and_flagged)
 	}
 }
 
+/*
+ * Where the overflow handler ran.  The software clock is an hrtimer, never
+ * an NMI; hardware cycles are an NMI on x86 and on arm64 with pseudo-NMI,
+ * a plain IRQ otherwise, and one PMU does not mix the two.  The harness
+ * that boots with irqchip.gicv3_pseudo_nmi=1 (scripts/check-debug) also
+ * sets CYCSAMPLE_EXPECT_NMI=1, so losing the NMI path fails there.
+ */
+TEST_F(sampling, nmi_flag_says_how_the_overflow_arrived)
+{
+	unsigned long n = 0, nmi = 0;
+	bool hw;
+	size_t i;
+
+	SAMPLING_BEGIN();
+	self->child = cs_spawn_spinner();
+	ASSERT_LT(0, self->child);
+	cs_config_init(&self->cfg, CYCSAMPLE_TARGET_PID, self->child);
+	CS_ASSERT_SAMPLE_FOR(&self->cfg, 500, &self->recs, &self->info);
+	CS_ASSERT_RECS_OK(&self->recs, &self->info);
+	hw = self->info.event == CYCSAMPLE_EVENT_HW_CYCLES;
+	for (i = 0; i < self->recs.n; i++) {
+		const struct cycsample_sample *smp = cs_sample(&self->recs.v[i]);
+
+		if (!smp)
+			continue;
+		n++;
+		nmi += !!(smp->flags & CYCSAMPLE_SAMPLE_NMI);
+	}
+	ASSERT_LT(0, n);
+	TH_LOG("%s: %lu of %lu samples taken in NMI", hw ? "cycles" : "software clock", nmi, n);
+	if (!hw) {
+		EXPECT_EQ(0, nmi);
+		return;
+	}
+	EXPECT_TRUE(nmi == 0 || nmi == n) TH_LOG("one PMU, one kind of interrupt");
+#ifdef __x86_64__
+	EXPECT_EQ(n, nmi) TH_LOG("the x86 PMU interrupt is an NMI");
+#endif
+	if (getenv("CYCSAMPLE_EXPECT_NMI")) {
+		EXPECT_EQ(n, nmi) TH_LOG("booted with pseudo-NMI: every overflow is an NMI");
+	}
+}
+
 /* ---------------------------------------------------------------------- */
 /* poll                                                                   */
 /* ---------------------------------------------------------------------- */

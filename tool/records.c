@@ -162,6 +162,8 @@ static void account(struct profile *p, const void *rec, u32 type)
 		p->nr_samples++;
 		if (s->flags & CYCSAMPLE_SAMPLE_THROTTLED)
 			p->nr_throttled++;
+		if (s->flags & CYCSAMPLE_SAMPLE_NMI)
+			p->nr_nmi++;
 		break;
 	case CYCSAMPLE_REC_LOST:
 		p->nr_lost_records++;

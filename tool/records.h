@@ -103,6 +103,7 @@ struct profile {
 	u64 nr_lost_records;
 	u64 lost_samples; /* sum over LOST records */
 	u64 nr_throttled; /* samples flagged THROTTLED */
+	u64 nr_nmi; /* samples flagged NMI */
 	u64 nr_exec;
 	u64 nr_exit;
 	u64 nr_unknown; /* well-formed records of unknown types */

@@ -167,6 +167,10 @@ void report_header(const struct report *rep, FILE *out)
 		fprintf(out, ", %llu Hz", m->sample_period);
 	else
 		fprintf(out, ", period %llu", m->sample_period);
+	if (p->nr_nmi && p->nr_nmi == p->nr_samples)
+		fputs(", taken in NMI", out);
+	else if (p->nr_nmi)
+		fprintf(out, ", %llu taken in NMI", (unsigned long long)p->nr_nmi);
 	if (m->config_flags & CYCSAMPLE_CFG_USER_ONLY)
 		fputs(", user space only", out);
 	if (!(m->config_flags & (CYCSAMPLE_CFG_USER_CHAIN | CYCSAMPLE_CFG_KERNEL_CHAIN)))

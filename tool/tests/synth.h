@@ -208,8 +208,9 @@ static void synth_build(struct profile *p, struct maps *ms, struct resolver *r)
 	u[0] = SY_APP + 0x1204;
 	u[1] = in_main;
 	u[2] = in_libc;
-	sy_sample(p, 5400, 1, CYCSAMPLE_SAMPLE_USER | CYCSAMPLE_SAMPLE_THROTTLED, in_do_work, NULL,
-		  0, u, 3);
+	sy_sample(p, 5400, 1,
+		  CYCSAMPLE_SAMPLE_USER | CYCSAMPLE_SAMPLE_THROTTLED | CYCSAMPLE_SAMPLE_NMI,
+		  in_do_work, NULL, 0, u, 3);
 	/* a module's kernel frame */
 	k[0] = SY_K + 0x9010;
 	sy_sample(p, 5500, 1, CYCSAMPLE_SAMPLE_KERNEL, 0, k, 1, NULL, 0);

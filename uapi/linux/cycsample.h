@@ -267,6 +267,7 @@ struct cycsample_record_header {
 #define CYCSAMPLE_SAMPLE_COMPAT		(1U << 5) /* 32-bit (AArch32/ia32) task */
 #define CYCSAMPLE_SAMPLE_THROTTLED	(1U << 6) /* perf throttled the counter here */
 #define CYCSAMPLE_SAMPLE_REGS_HIDDEN	(1U << 7) /* kernel pc/sp/fp/lr zeroed for this reader */
+#define CYCSAMPLE_SAMPLE_NMI		(1U << 8) /* taken in NMI (x86, arm64 pseudo-NMI) */
 
 /* struct cycsample_sample.arch */
 #define CYCSAMPLE_ARCH_ARM64	1
