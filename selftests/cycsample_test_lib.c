@@ -407,8 +407,10 @@ static const char *sample_problem(const struct cycsample_sample *smp, const stru
 		PROBLEM("arch %u", smp->arch);
 	if (smp->reserved || smp->reserved2)
 		PROBLEM("reserved %u / %llu", smp->reserved, (unsigned long long)smp->reserved2);
-	if (smp->flags & ~0xffU)
+	if (smp->flags & ~CYCSAMPLE_SAMPLE_ALL_FLAGS)
 		PROBLEM("unknown flags %#x", smp->flags);
+	if ((smp->flags & CYCSAMPLE_SAMPLE_NMI) && (smp->flags & CYCSAMPLE_SAMPLE_SW_CLOCK))
+		PROBLEM("flags %#x: the software clock is an hrtimer, never an NMI", smp->flags);
 	if (!(smp->flags & CYCSAMPLE_SAMPLE_USER) == !(smp->flags & CYCSAMPLE_SAMPLE_KERNEL))
 		PROBLEM("flags %#x: not exactly one of USER, KERNEL", smp->flags);
 	if (smp->cpu != r->ring_cpu)
