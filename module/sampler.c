@@ -113,6 +113,9 @@ static u32 cycs_build_sample(struct cycs_session *s, struct cycs_scratch *sc,
 	 */
 	if (in_nmi())
 		flags |= CYCSAMPLE_SAMPLE_NMI;
+	/* only an NMI gets here; cycs_user_regs() then withholds the user chain */
+	if (!user && cycs_arch_irqs_masked(regs))
+		flags |= CYCSAMPLE_SAMPLE_IRQS_OFF;
 
 	if (user || s->kaddr_ok)
 		cycs_arch_sample_regs(smp, regs);

@@ -411,6 +411,12 @@ static const char *sample_problem(const struct cycsample_sample *smp, const stru
 		PROBLEM("unknown flags %#x", smp->flags);
 	if ((smp->flags & CYCSAMPLE_SAMPLE_NMI) && (smp->flags & CYCSAMPLE_SAMPLE_SW_CLOCK))
 		PROBLEM("flags %#x: the software clock is an hrtimer, never an NMI", smp->flags);
+	/* an IRQ cannot interrupt code with IRQs masked, and user mode never is */
+	if ((smp->flags & CYCSAMPLE_SAMPLE_IRQS_OFF) &&
+	    (!(smp->flags & CYCSAMPLE_SAMPLE_NMI) || !(smp->flags & CYCSAMPLE_SAMPLE_KERNEL)))
+		PROBLEM("flags %#x: IRQS_OFF without NMI or in user mode", smp->flags);
+	if ((smp->flags & CYCSAMPLE_SAMPLE_IRQS_OFF) && smp->nr_user)
+		PROBLEM("%u user frames with IRQs masked", smp->nr_user);
 	if (!(smp->flags & CYCSAMPLE_SAMPLE_USER) == !(smp->flags & CYCSAMPLE_SAMPLE_KERNEL))
 		PROBLEM("flags %#x: not exactly one of USER, KERNEL", smp->flags);
 	if (smp->cpu != r->ring_cpu)

@@ -36,6 +36,8 @@ static void raw_sample(const struct report *rep, const struct rsample *rs, FILE 
 		fputs(" regs-hidden", out);
 	if (s->flags & CYCSAMPLE_SAMPLE_NMI)
 		fputs(" nmi", out);
+	if (s->flags & CYCSAMPLE_SAMPLE_IRQS_OFF)
+		fputs(" irqs-off", out);
 	if (s->flags & (CYCSAMPLE_SAMPLE_KCHAIN_TRUNC | CYCSAMPLE_SAMPLE_UCHAIN_TRUNC))
 		fputs(" chain-truncated", out);
 	fputc('\n', out);

@@ -268,7 +268,8 @@ struct cycsample_record_header {
 #define CYCSAMPLE_SAMPLE_THROTTLED	(1U << 6) /* perf throttled the counter here */
 #define CYCSAMPLE_SAMPLE_REGS_HIDDEN	(1U << 7) /* kernel pc/sp/fp/lr zeroed for this reader */
 #define CYCSAMPLE_SAMPLE_NMI		(1U << 8) /* taken in NMI (x86, arm64 pseudo-NMI) */
-#define CYCSAMPLE_SAMPLE_ALL_FLAGS	0x1ffU	  /* every flag of this ABI version */
+#define CYCSAMPLE_SAMPLE_IRQS_OFF	(1U << 9) /* kernel ran with IRQs masked: no user chain */
+#define CYCSAMPLE_SAMPLE_ALL_FLAGS	0x3ffU	  /* every flag of this ABI version */
 
 /* struct cycsample_sample.arch */
 #define CYCSAMPLE_ARCH_ARM64	1
