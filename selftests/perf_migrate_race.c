@@ -9,16 +9,19 @@
  * goes from 0 to 1 event and back ~1000 times a second while the target
  * runs and migrates between CPUs.  On Debian's arm64 6.1 and 7.3 kernels
  * under QEMU this desynchronises the task context from the CPU context
- * within seconds: WARNING in ctx_sched_in() (cpuctx->task_ctx != ctx) or
+ * within seconds to minutes: WARNING in ctx_sched_in() (cpuctx->task_ctx != ctx) or
  * in event_function() (!ctx->is_active), and later oopses.  This program
  * only creates the load; the kernel log says whether it hit.  Boot with
  * panic_on_warn=1 to stop at the first warning (scripts/perf-migrate-race
  * does that for each kernel of the bench).
  *
- *   perf_migrate_race [-s SECS] [-n PAIRS] [-p] [-c] [-w]
+ *   perf_migrate_race [-s SECS] [-n PAIRS] [-b BUSY] [-p] [-c] [-w]
  *
  *   -s SECS   run time (default 60)
  *   -n PAIRS  target/opener pairs (default 1)
+ *   -b BUSY   spinning processes besides the targets (default 1): with the
+ *             openers they keep the CPUs contended, so the scheduler moves
+ *             the targets around; without them it rarely hits
  *   -p        keep each target on the last CPU (no migration: no bug seen)
  *   -c        counting only, no sampling (hits too, more slowly)
  *   -w        software task-clock instead of hardware cycles
@@ -45,7 +48,7 @@
 #define MAX_PAIRS 16
 
 struct options {
-	unsigned int secs, pairs;
+	unsigned int secs, pairs, busy;
 	bool pin, counting, software;
 };
 
@@ -125,14 +128,17 @@ static int parse(int argc, char **argv, struct options *o)
 {
 	int c;
 
-	*o = (struct options){ .secs = 60, .pairs = 1 };
-	while ((c = getopt(argc, argv, "s:n:pcw")) != -1) {
+	*o = (struct options){ .secs = 60, .pairs = 1, .busy = 1 };
+	while ((c = getopt(argc, argv, "s:n:b:pcw")) != -1) {
 		switch (c) {
 		case 's':
 			o->secs = strtoul(optarg, NULL, 0);
 			break;
 		case 'n':
 			o->pairs = strtoul(optarg, NULL, 0);
+			break;
+		case 'b':
+			o->busy = strtoul(optarg, NULL, 0);
 			break;
 		case 'p':
 			o->pin = true;
@@ -147,8 +153,9 @@ static int parse(int argc, char **argv, struct options *o)
 			return -1;
 		}
 	}
-	if (!o->secs || !o->pairs || o->pairs > MAX_PAIRS) {
-		fprintf(stderr, "perf_migrate_race: -s must be > 0, -n 1..%d\n", MAX_PAIRS);
+	if (!o->secs || !o->pairs || o->pairs > MAX_PAIRS || o->busy > MAX_PAIRS) {
+		fprintf(stderr, "perf_migrate_race: -s must be > 0, -n 1..%d, -b 0..%d\n",
+			MAX_PAIRS, MAX_PAIRS);
 		return -1;
 	}
 	return 0;
@@ -156,7 +163,7 @@ static int parse(int argc, char **argv, struct options *o)
 
 int main(int argc, char **argv)
 {
-	pid_t targets[MAX_PAIRS], openers[MAX_PAIRS];
+	pid_t targets[MAX_PAIRS], openers[MAX_PAIRS], busy[MAX_PAIRS];
 	unsigned long *done, sum = 0, prev = 0;
 	long long t0, end, last;
 	struct options o;
@@ -170,6 +177,8 @@ int main(int argc, char **argv)
 	if (done == MAP_FAILED)
 		return 1;
 
+	for (i = 0; i < o.busy; i++)
+		busy[i] = spawn_target(false);
 	t0 = last = now_ms();
 	end = t0 + o.secs * 1000LL;
 	for (i = 0; i < o.pairs; i++) {
@@ -178,7 +187,7 @@ int main(int argc, char **argv)
 		if (openers[i] == 0)
 			_exit(churn(&o, targets[i], end, &done[i]));
 	}
-	printf("perf_migrate_race: %u pair(s), %s %s, target %s, %u s\n", o.pairs,
+	printf("perf_migrate_race: %u pair(s), %u busy, %s %s, target %s, %u s\n", o.pairs, o.busy,
 	       o.software ? "task-clock" : "cycles", o.counting ? "counting" : "sampling",
 	       o.pin ? "pinned" : "free to migrate", o.secs);
 	while (now_ms() < end) {
@@ -199,6 +208,10 @@ int main(int argc, char **argv)
 			err = 1;
 		kill(targets[i], SIGKILL);
 		waitpid(targets[i], NULL, 0);
+	}
+	for (i = 0; i < o.busy; i++) {
+		kill(busy[i], SIGKILL);
+		waitpid(busy[i], NULL, 0);
 	}
 	for (sum = 0, i = 0; i < o.pairs; i++)
 		sum += done[i];

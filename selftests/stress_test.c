@@ -306,7 +306,7 @@ TEST_F_TIMEOUT(stress, start_stop_races_mmap_munmap_and_close, 300)
  * CPUs desynchronises the task's perf context from the CPU's (WARNING in
  * ctx_sched_in or event_function, later oopses).  perf_event_open() alone
  * reproduces it without our module (selftests/perf_migrate_race.c), on
- * Debian's 6.1 and 7.3 arm64 kernels in seconds; see
+ * Debian's 6.1 and 7.3 arm64 kernels within minutes; see
  * Documentation/testing.rst.  So it runs only where asked for
  * (CYCSAMPLE_STRESS_RACES=1 on the kernel command line, which init hands
  * to us; CHECK_DEBUG_RACES=1 make check-debug puts it there), not in every
