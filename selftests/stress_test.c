@@ -298,13 +298,13 @@ TEST_F_TIMEOUT(stress, start_stop_races_mmap_munmap_and_close, 300)
 
 	STRESS_BEGIN();
 	/*
-	 * Open bug: on 6.12 even a pinned target has ended in a soft lockup
-	 * on its CPU and an oops in perf_ctx_sched_task_cb() (one CI run in
-	 * two), and perf_migrate_race has not reproduced anything there yet.
+	 * On 6.12 the kernel bug below hits even a pinned target: a soft
+	 * lockup in event_function_call() under perf_event_release_kernel(),
+	 * reproduced without cycsample by perf_migrate_race -p.
 	 */
 	if (!uname(&u) && !strncmp(u.release, "6.12.", 5) && !getenv("CYCSAMPLE_STRESS_RACES"))
-		SKIP(return, "open bug on 6.12 (soft lockup, oops in perf_ctx_sched_task_cb); "
-			     "CYCSAMPLE_STRESS_RACES=1 runs it");
+		SKIP(return, "kernel perf bug on 6.12 even with a pinned target "
+			     "(perf_migrate_race -p); CYCSAMPLE_STRESS_RACES=1 runs it");
 	if (!pin_to_one_cpu(self->spinner))
 		SKIP(return, "needs two CPUs to keep the target on one of them");
 	race_rounds(_metadata, self->spinner, self->base_refcnt, "target on one CPU");
