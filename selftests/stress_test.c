@@ -288,9 +288,9 @@ static void race_rounds(struct __test_metadata *_metadata, pid_t target, int bas
 }
 
 /*
- * The target stays on one CPU: a kernel bug (below) needs it to migrate,
- * and every race of our own is still there (the handler keeps sampling
- * it, the other threads run anywhere).
+ * The target stays on one CPU: on 6.1 and 7.3 a kernel bug (below) needs
+ * it to migrate, and every race of our own is still there (the handler
+ * keeps sampling it, the other threads run anywhere).
  */
 TEST_F_TIMEOUT(stress, start_stop_races_mmap_munmap_and_close, 300)
 {
