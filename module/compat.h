@@ -81,15 +81,31 @@ static inline bool cycs_task_dumpable(struct task_struct *task)
 #endif
 
 /*
- * notify_change() took a struct user_namespace * until 6.2, a struct
- * mnt_idmap * from 6.3; its last argument is a struct inode ** up to 6.12
- * and a struct delegated_inode * in 7.3.  We pass NULL there, so only the
- * first argument needs a shim.
+ * notify_change() gained a struct user_namespace * first argument in 5.12
+ * (idmapped mounts), which became a struct mnt_idmap * in 6.3; 5.10 has
+ * notify_change(dentry, iattr, delegated_inode).  The last argument is a
+ * struct inode ** up to 6.12 and a struct delegated_inode * in 7.3; we pass
+ * NULL there, so only the first one needs a shim.
  */
+static inline int cycs_notify_change(struct dentry *dentry, struct iattr *ia)
+{
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
-#define CYCS_NOP_IDMAP (&nop_mnt_idmap)
+	return notify_change(&nop_mnt_idmap, dentry, ia, NULL);
+#elif LINUX_VERSION_CODE >= KERNEL_VERSION(5, 12, 0)
+	return notify_change(&init_user_ns, dentry, ia, NULL);
 #else
-#define CYCS_NOP_IDMAP (&init_user_ns)
+	return notify_change(dentry, ia, NULL);
+#endif
+}
+
+/*
+ * The vm_operations_struct callback that may refuse a split of the VMA was
+ * called split until 5.10 and may_split from 5.11; same signature.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 11, 0)
+#define CYCS_VM_OP_MAY_SPLIT may_split
+#else
+#define CYCS_VM_OP_MAY_SPLIT split
 #endif
 
 #endif /* CYCS_COMPAT_H */

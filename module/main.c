@@ -83,7 +83,7 @@ static void cycs_apply_dev_gid(void)
 	err = mnt_want_write(path.mnt);
 	if (!err) {
 		inode_lock(d_inode(path.dentry));
-		err = notify_change(CYCS_NOP_IDMAP, path.dentry, &ia, NULL);
+		err = cycs_notify_change(path.dentry, &ia);
 		inode_unlock(d_inode(path.dentry));
 		mnt_drop_write(path.mnt);
 	}

@@ -189,7 +189,7 @@ static int cycs_vm_mremap(struct vm_area_struct *vma)
 static const struct vm_operations_struct cycs_vm_ops = {
 	.open = cycs_vm_open,
 	.close = cycs_vm_close,
-	.may_split = cycs_vm_may_split,
+	.CYCS_VM_OP_MAY_SPLIT = cycs_vm_may_split,
 	.mremap = cycs_vm_mremap,
 	.pfn_mkwrite = cycs_vm_pfn_mkwrite,
 };
