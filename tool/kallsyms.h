@@ -11,14 +11,13 @@
 #ifndef CYCREAD_KALLSYMS_H
 #define CYCREAD_KALLSYMS_H
 
-#include "interval.h"
 #include "util.h"
 
 struct ksym {
-	u64 start; /* struct ivhead */
+	u64 start;
 	u64 end;
 	u32 name; /* offset into names */
-	u32 module; /* offset into names; 0 ("") = core kernel */
+	u32 module; /* offset into names; 0 = core kernel */
 	char type;
 };
 
@@ -26,9 +25,9 @@ struct kallsyms {
 	struct ksym *syms;
 	u32 nr;
 	u32 alloc;
-	struct ivindex index;
-	struct strpool names;
-	u32 last_module; /* kallsyms lists a module's symbols together: share its name */
+	char *names; /* names[0] is "" */
+	size_t names_len;
+	size_t names_alloc;
 	bool loaded;
 	bool hidden; /* addresses were zeroed by kptr_restrict */
 	char *note; /* why kernel frames cannot be named, or NULL */
@@ -39,7 +38,7 @@ struct kallsyms {
  * /proc/modules; may be missing).  Returns 0 or -errno.
  */
 int ksyms_load(struct kallsyms *k, const char *path, const char *modules);
-/* Build from (start, end, name, module) entries, e.g. from a capture file; end 0 = unknown. */
+/* Build from (start, end, name, module) entries, e.g. from a capture file. */
 void ksyms_add(struct kallsyms *k, u64 start, u64 end, char type, const char *name,
 	       const char *module);
 void ksyms_finish(struct kallsyms *k);
@@ -47,12 +46,7 @@ const struct ksym *ksyms_find(const struct kallsyms *k, u64 addr);
 
 static inline const char *ksym_name(const struct kallsyms *k, const struct ksym *s)
 {
-	return strpool_str(&k->names, s->name);
-}
-
-static inline const char *ksym_module(const struct kallsyms *k, const struct ksym *s)
-{
-	return strpool_str(&k->names, s->module);
+	return k->names + s->name;
 }
 void ksyms_free(struct kallsyms *k);
 

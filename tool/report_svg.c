@@ -124,13 +124,14 @@ static void tree_build(struct ftree *t, const struct report *rep)
 	sbuf_free(&sb);
 }
 
-static int child_cmp(const void *a, const void *b, void *arg)
-{
-	const struct ftree *tree = arg;
-	const struct fnode *t = tree->n;
+static const struct ftree *cmp_tree;
 
-	return strcmp(strtab_str(&tree->strs, t[*(const u32 *)a].name),
-		      strtab_str(&tree->strs, t[*(const u32 *)b].name));
+static int child_cmp(const void *a, const void *b)
+{
+	const struct fnode *t = cmp_tree->n;
+
+	return strcmp(strtab_str(&cmp_tree->strs, t[*(const u32 *)a].name),
+		      strtab_str(&cmp_tree->strs, t[*(const u32 *)b].name));
 }
 
 /* Give each node its x (children left to right in name order); emit order into @order. */
@@ -141,6 +142,7 @@ static void tree_layout(struct ftree *t, u32 *order)
 	u32 sp = 0, nr_order = 0, nk, c, k;
 	u64 x;
 
+	cmp_tree = t;
 	stack[sp++] = 0;
 	t->n[0].x = 0;
 	while (sp) {
@@ -150,7 +152,7 @@ static void tree_layout(struct ftree *t, u32 *order)
 		nk = 0;
 		for (c = t->n[node].first_child; c != NO_NODE; c = t->n[c].next_sibling)
 			kids[nk++] = c;
-		sort(kids, nk, sizeof(*kids), child_cmp, t);
+		sort(kids, nk, sizeof(*kids), child_cmp);
 		x = t->n[node].x;
 		for (k = 0; k < nk; k++) {
 			t->n[kids[k]].x = x;
@@ -164,25 +166,9 @@ static void tree_layout(struct ftree *t, u32 *order)
 	free(kids);
 }
 
-/*
- * Names come from binaries and JIT maps: anything that is not well-formed
- * UTF-8 (or a control character XML forbids) becomes U+FFFD, so the file
- * stays well-formed XML.
- */
 static void xml_escape(FILE *out, const char *s)
 {
-	size_t n;
-
 	for (; *s; s++) {
-		n = utf8_char_len(s);
-		if (n != 1) {
-			if (n)
-				fwrite(s, 1, n, out);
-			else
-				fputs("\xef\xbf\xbd", out);
-			s += n ? n - 1 : 0;
-			continue;
-		}
 		switch (*s) {
 		case '&':
 			fputs("&amp;", out);
@@ -200,7 +186,8 @@ static void xml_escape(FILE *out, const char *s)
 			fputs("&apos;", out);
 			break;
 		default:
-			fputc(*s, out);
+			/* control characters are not allowed in XML 1.0 */
+			fputc((unsigned char)*s < 0x20 ? '?' : *s, out);
 		}
 	}
 }
@@ -363,13 +350,7 @@ static void emit_frame(FILE *out, const struct ftree *t, const struct fnode *n, 
 		if ((int)len <= max) {
 			xml_escape(out, name);
 		} else {
-			size_t n = max - 2;
-			char *cut;
-
-			/* never cut a UTF-8 sequence in two */
-			while (n && ((u8)name[n] & 0xc0) == 0x80)
-				n--;
-			cut = xstrndup(name, n);
+			char *cut = xstrndup(name, max - 2);
 
 			xml_escape(out, cut);
 			fputs("..", out);
