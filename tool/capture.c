@@ -51,16 +51,69 @@ static void put_str(struct sbuf *sb, const char *s)
 	sbuf_add(sb, s ? s : "", len);
 }
 
-static void section(struct sbuf *file, u32 type, const struct sbuf *payload, u32 *nr)
+/*
+ * The file is written as it is produced: section payloads go through a small
+ * buffer to the file, and each section's size is patched into its header
+ * when the section ends, so no section (RECORDS can be gigabytes) is ever
+ * held in memory twice.
+ */
+#define CAP_FLUSH_BYTES (1U << 20)
+
+struct cap_out {
+	FILE *f;
+	struct sbuf sb; /* bytes not yet written */
+	u64 flushed; /* bytes written to f */
+	u64 sec_off; /* offset of the open section's header */
+	u32 nr; /* sections so far */
+	int err;
+};
+
+static u64 out_pos(const struct cap_out *w)
+{
+	return w->flushed + w->sb.len;
+}
+
+static void out_flush(struct cap_out *w)
+{
+	if (w->sb.len && !w->err && fwrite(w->sb.buf, 1, w->sb.len, w->f) != w->sb.len)
+		w->err = -EIO;
+	w->flushed += w->sb.len;
+	sbuf_reset(&w->sb);
+}
+
+/* Call between items of a section: keeps the buffer small. */
+static void out_maybe_flush(struct cap_out *w)
+{
+	if (w->sb.len >= CAP_FLUSH_BYTES)
+		out_flush(w);
+}
+
+static void section_begin(struct cap_out *w, u32 type)
+{
+	w->sec_off = out_pos(w);
+	put_u32(&w->sb, type);
+	put_u32(&w->sb, 0);
+	put_u64(&w->sb, 0); /* payload size, patched by section_end() */
+}
+
+static void section_end(struct cap_out *w)
 {
 	static const u8 zeros[8];
+	u64 len = out_pos(w) - w->sec_off - 16;
 
-	put_u32(file, type);
-	put_u32(file, 0);
-	put_u64(file, payload->len);
-	sbuf_add(file, payload->buf ? payload->buf : "", payload->len);
-	sbuf_add(file, zeros, ALIGN8(payload->len) - payload->len);
-	(*nr)++;
+	sbuf_add(&w->sb, zeros, ALIGN8(len) - len);
+	w->nr++;
+	if (w->sec_off >= w->flushed) {
+		/* the header is still in the buffer */
+		memcpy(w->sb.buf + (w->sec_off - w->flushed) + 8, &len, 8);
+		return;
+	}
+	out_flush(w);
+	if (w->err)
+		return;
+	if (fseeko(w->f, w->sec_off + 8, SEEK_SET) || fwrite(&len, 8, 1, w->f) != 1 ||
+	    fseeko(w->f, 0, SEEK_END))
+		w->err = errno ? -errno : -EIO;
 }
 
 static void meta_line(struct sbuf *sb, const char *key, const char *fmt, ...)
@@ -113,14 +166,15 @@ static void write_meta(struct sbuf *sb, const struct prof_meta *m)
 		meta_line(sb, "ksyms_note", "%s", m->ksyms_note);
 }
 
-static void write_records(struct sbuf *sb, const struct profile *p)
+static void write_records(struct cap_out *w, const struct profile *p)
 {
 	size_t i;
 
 	for (i = 0; i < p->nr_ev; i++) {
 		const struct cycsample_record_header *h = prof_rec(p, &p->ev[i]);
 
-		sbuf_add(sb, h, h->size);
+		sbuf_add(&w->sb, h, h->size);
+		out_maybe_flush(w);
 	}
 }
 
@@ -168,8 +222,9 @@ static u8 **hit_symbols(const struct report *rep, const struct maps *ms)
 	return hits;
 }
 
-static void write_dsos(struct sbuf *sb, const struct report *rep, const struct maps *ms)
+static void write_dsos(struct cap_out *w, const struct report *rep, const struct maps *ms)
 {
+	struct sbuf *sb = &w->sb;
 	u8 **hits = hit_symbols(rep, ms);
 	u32 i, j, n;
 
@@ -205,12 +260,14 @@ static void write_dsos(struct sbuf *sb, const struct report *rep, const struct m
 			put_str(sb, dso_sym_name(d, s));
 		}
 		free(hits[i]);
+		out_maybe_flush(w);
 	}
 	free(hits);
 }
 
-static void write_maps(struct sbuf *sb, const struct maps *ms)
+static void write_maps(struct cap_out *w, const struct maps *ms)
 {
+	struct sbuf *sb = &w->sb;
 	u32 i;
 
 	for (i = 0; i < ms->nr_all; i++) {
@@ -226,11 +283,13 @@ static void write_maps(struct sbuf *sb, const struct maps *ms)
 		put_u32(sb, dso_index(ms, m->dso));
 		put_u8(sb, m->deleted);
 		put_str(sb, m->path);
+		out_maybe_flush(w);
 	}
 }
 
-static void write_ksyms(struct sbuf *sb, const struct report *rep)
+static void write_ksyms(struct cap_out *w, const struct report *rep)
 {
+	struct sbuf *sb = &w->sb;
 	const struct resolver *r = rep->r;
 	const struct kallsyms *k = &r->ksyms;
 	struct u64map seen = { 0 };
@@ -252,13 +311,15 @@ static void write_ksyms(struct sbuf *sb, const struct report *rep)
 		put_u64(sb, s->end);
 		put_u8(sb, s->type);
 		put_str(sb, ksym_name(k, s));
-		put_str(sb, k->names + s->module);
+		put_str(sb, ksym_module(k, s));
+		out_maybe_flush(w);
 	}
 	u64map_free(&seen);
 }
 
-static void write_jit(struct sbuf *sb, const struct resolver *r)
+static void write_jit(struct cap_out *w, const struct resolver *r)
 {
+	struct sbuf *sb = &w->sb;
 	u32 i, j;
 
 	for (i = 0; i < r->nr_jits; i++) {
@@ -269,59 +330,65 @@ static void write_jit(struct sbuf *sb, const struct resolver *r)
 			put_u64(sb, jm->syms[j].start);
 			put_u64(sb, jm->syms[j].end);
 			put_str(sb, jitsym_name(jm, &jm->syms[j]));
+			out_maybe_flush(w);
 		}
 	}
 }
 
+static void write_sections(struct cap_out *w, const struct report *rep, const struct maps *ms)
+{
+	u64 end_off;
+
+	sbuf_add(&w->sb, CAP_MAGIC, 8);
+	put_u32(&w->sb, CAP_VERSION);
+	put_u32(&w->sb, CAP_HEADER_SIZE);
+	put_u32(&w->sb, CAP_BOM);
+	put_u32(&w->sb, 0);
+	put_u64(&w->sb, 0);
+
+	section_begin(w, CAP_META);
+	write_meta(&w->sb, &rep->p->meta);
+	section_end(w);
+	section_begin(w, CAP_RECORDS);
+	write_records(w, rep->p);
+	section_end(w);
+	section_begin(w, CAP_COMMS);
+	write_comms(&w->sb, rep->p);
+	section_end(w);
+	section_begin(w, CAP_DSOS);
+	write_dsos(w, rep, ms);
+	section_end(w);
+	section_begin(w, CAP_MAPS);
+	write_maps(w, ms);
+	section_end(w);
+	section_begin(w, CAP_KSYMS);
+	write_ksyms(w, rep);
+	section_end(w);
+	section_begin(w, CAP_JIT);
+	write_jit(w, rep->r);
+	section_end(w);
+	end_off = out_pos(w);
+	section_begin(w, CAP_END);
+	put_u64(&w->sb, w->nr);
+	put_u64(&w->sb, end_off);
+	section_end(w);
+	out_flush(w);
+}
+
 int capture_write(const char *path, const struct report *rep, const struct maps *ms)
 {
-	struct sbuf file = { 0 }, sec = { 0 };
 	char *tmp = xasprintf("%s.tmp", path);
-	u32 nr = 0, end_off;
-	FILE *f;
-	int ret = 0;
+	struct cap_out w = { 0 };
+	int ret;
 
-	sbuf_add(&file, CAP_MAGIC, 8);
-	put_u32(&file, CAP_VERSION);
-	put_u32(&file, CAP_HEADER_SIZE);
-	put_u32(&file, CAP_BOM);
-	put_u32(&file, 0);
-	put_u64(&file, 0);
-
-	write_meta(&sec, &rep->p->meta);
-	section(&file, CAP_META, &sec, &nr);
-	sbuf_reset(&sec);
-	write_records(&sec, rep->p);
-	section(&file, CAP_RECORDS, &sec, &nr);
-	sbuf_reset(&sec);
-	write_comms(&sec, rep->p);
-	section(&file, CAP_COMMS, &sec, &nr);
-	sbuf_reset(&sec);
-	write_dsos(&sec, rep, ms);
-	section(&file, CAP_DSOS, &sec, &nr);
-	sbuf_reset(&sec);
-	write_maps(&sec, ms);
-	section(&file, CAP_MAPS, &sec, &nr);
-	sbuf_reset(&sec);
-	write_ksyms(&sec, rep);
-	section(&file, CAP_KSYMS, &sec, &nr);
-	sbuf_reset(&sec);
-	write_jit(&sec, rep->r);
-	section(&file, CAP_JIT, &sec, &nr);
-	sbuf_reset(&sec);
-	end_off = file.len;
-	put_u64(&sec, nr);
-	put_u64(&sec, end_off);
-	section(&file, CAP_END, &sec, &nr);
-
-	f = fopen(tmp, "w");
-	if (!f) {
+	w.f = fopen(tmp, "w");
+	if (!w.f) {
 		ret = -errno;
 		goto out;
 	}
-	if (fwrite(file.buf, 1, file.len, f) != file.len)
-		ret = -EIO;
-	if (fclose(f) && !ret)
+	write_sections(&w, rep, ms);
+	ret = w.err;
+	if (fclose(w.f) && !ret)
 		ret = -errno;
 	if (!ret && rename(tmp, path))
 		ret = -errno;
@@ -329,8 +396,7 @@ int capture_write(const char *path, const struct report *rep, const struct maps 
 		unlink(tmp);
 out:
 	free(tmp);
-	sbuf_free(&file);
-	sbuf_free(&sec);
+	sbuf_free(&w.sb);
 	return ret;
 }
 
@@ -711,6 +777,8 @@ static const char *section_name(u32 type)
 		return "KSYMS";
 	case CAP_JIT:
 		return "JIT";
+	case CAP_END:
+		return "END";
 	default:
 		return "unknown";
 	}
@@ -803,14 +871,15 @@ int capture_read_mem(const void *data, size_t size, struct profile *p, struct ma
 int capture_read(const char *path, struct profile *p, struct maps *ms, struct resolver *r,
 		 const char *symfs, char *err, size_t errlen)
 {
+	const void *data;
 	size_t len;
-	char *buf;
 	int ret;
 
-	ret = read_file(path, &buf, &len, CAP_MAX_FILE);
+	/* mapped, not read: the records are copied once, into the profile */
+	ret = map_file(path, CAP_MAX_FILE, &data, &len);
 	if (ret)
-		return fail(err, errlen, "%s", strerror(-ret));
-	ret = capture_read_mem(buf, len, p, ms, r, symfs, err, errlen);
-	free(buf);
+		return fail(err, errlen, "%s", err_str(-ret));
+	ret = capture_read_mem(data, len, p, ms, r, symfs, err, errlen);
+	unmap_file(data, len);
 	return ret;
 }

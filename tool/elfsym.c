@@ -55,7 +55,8 @@ void dso_free(struct dso *d)
 	free(d->debuglink);
 	free(d->symsrc_path);
 	free(d->syms);
-	free(d->names);
+	iv_free(&d->sym_index);
+	strpool_free(&d->names);
 	free(d);
 }
 
@@ -294,10 +295,10 @@ struct dso *dso_open_fd(int fd, const char *path, const char **why)
 
 struct dso *dso_open_path(const char *path, const char **why)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open_regular(path);
 
 	if (fd < 0) {
-		*why = strerror(errno);
+		*why = err_str(-fd);
 		return NULL;
 	}
 	return dso_open_fd(fd, path, why);
@@ -340,21 +341,6 @@ void dso_add_seg(struct dso *d, const struct dso_seg *seg)
 	d->segs[d->nr_segs++] = *seg;
 }
 
-static u32 add_name(struct dso *d, const char *name)
-{
-	size_t len = strlen(name) + 1;
-	u32 off;
-
-	if (d->names_len + len > d->names_alloc) {
-		d->names_alloc = MAX(2 * d->names_alloc, d->names_len + len + 4096);
-		d->names = xrealloc(d->names, d->names_alloc, 1);
-	}
-	off = d->names_len;
-	memcpy(d->names + off, name, len);
-	d->names_len += len;
-	return off;
-}
-
 static struct dso_sym *new_sym(struct dso *d)
 {
 	VEC_GROW(d->syms, d->nr_syms, d->syms_alloc);
@@ -367,7 +353,7 @@ void dso_add_sym(struct dso *d, u64 start, u64 end, const char *name, s32 fs_off
 
 	s->start = start;
 	s->end = end > start ? end : start + 1;
-	s->name = add_name(d, name);
+	s->name = strpool_add(&d->names, name);
 	s->bind = STB_GLOBAL;
 	s->type = STT_FUNC;
 	s->flags = DSYM_SIZED;
@@ -460,7 +446,7 @@ static void load_table(struct dso *d, Elf *elf, Elf_Scn *scn, const GElf_Shdr *s
 		s->bind = GELF_ST_BIND(sym.st_info);
 		s->type = GELF_ST_TYPE(sym.st_info);
 		s->fs_off = FS_OFF_UNKNOWN;
-		s->name = add_name(d, name);
+		s->name = strpool_add(&d->names, name);
 	}
 }
 
@@ -505,17 +491,14 @@ static int bind_rank(u8 bind)
 	return bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2;
 }
 
-/* The sort that makes alias choice independent of symbol table order. */
-static const struct dso *sort_dso;
-
-static int sym_cmp(const void *a, const void *b)
+/* At one start: the order that makes alias choice independent of table order. */
+static int sym_cmp(const void *a, const void *b, void *arg)
 {
 	const struct dso_sym *x = a, *y = b;
+	const struct dso *dso = arg;
 	const char *nx, *ny;
 	int d;
 
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
 	if ((x->flags & DSYM_SIZED) != (y->flags & DSYM_SIZED))
 		return x->flags & DSYM_SIZED ? -1 : 1;
 	if ((x->flags & DSYM_DYNSYM) != (y->flags & DSYM_DYNSYM))
@@ -525,8 +508,8 @@ static int sym_cmp(const void *a, const void *b)
 		return d;
 	if ((x->type == STT_NOTYPE) != (y->type == STT_NOTYPE))
 		return x->type == STT_NOTYPE ? 1 : -1;
-	nx = dso_sym_name(sort_dso, x);
-	ny = dso_sym_name(sort_dso, y);
+	nx = dso_sym_name(dso, x);
+	ny = dso_sym_name(dso, y);
 	d = leading_underscores(nx) - leading_underscores(ny);
 	if (d)
 		return d;
@@ -538,15 +521,10 @@ static int sym_cmp(const void *a, const void *b)
 
 static void finish_syms(struct dso *d)
 {
-	u32 i, n = 0;
+	u32 i, n;
 
-	sort_dso = d;
-	sort(d->syms, d->nr_syms, sizeof(*d->syms), sym_cmp);
-	sort_dso = NULL;
 	/* one symbol per address: the first after sorting is the chosen alias */
-	for (i = 0; i < d->nr_syms; i++)
-		if (!n || d->syms[n - 1].start != d->syms[i].start)
-			d->syms[n++] = d->syms[i];
+	n = iv_sort_unique(d->syms, d->nr_syms, sizeof(*d->syms), sym_cmp, d);
 	d->nr_syms = n;
 	for (i = 0; i < n; i++) {
 		struct dso_sym *s = &d->syms[i];
@@ -562,6 +540,7 @@ static void finish_syms(struct dso *d)
 		if (s->end <= s->start)
 			s->end = s->start + 1;
 	}
+	iv_build(&d->sym_index, d->syms, n, sizeof(*d->syms));
 }
 
 void dso_sort_syms(struct dso *d)
@@ -590,11 +569,10 @@ static Elf *try_debug_file(struct dso *d, const char *path, bool by_crc, int *fd
 	Elf *elf;
 	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open_regular(path);
 	if (fd < 0)
 		return NULL;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
-	    (st.st_dev == d->dev && st.st_ino == d->ino && d->ino))
+	if (fstat(fd, &st) || (st.st_dev == d->dev && st.st_ino == d->ino && d->ino))
 		goto fail_close;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf)
@@ -706,26 +684,9 @@ bool dso_off_to_vaddr(const struct dso *d, u64 off, u64 *vaddr)
 
 struct dso_sym *dso_find(struct dso *d, u64 vaddr)
 {
-	u32 lo = 0, hi = d->nr_syms, i, k;
+	u32 i = iv_find(&d->sym_index, d->syms, sizeof(*d->syms), vaddr);
 
-	while (lo < hi) {
-		u32 mid = lo + (hi - lo) / 2;
-
-		if (d->syms[mid].start <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo)
-		return NULL;
-	/* lo - 1 starts at or before vaddr; a few more may enclose it */
-	for (k = 0, i = lo; i > 0 && k < 8; i--, k++) {
-		struct dso_sym *s = &d->syms[i - 1];
-
-		if (vaddr < s->end)
-			return s;
-	}
-	return NULL;
+	return i == IV_NONE ? NULL : &d->syms[i];
 }
 
 bool dso_read(const struct dso *d, u64 vaddr, void *buf, size_t len)

@@ -20,6 +20,7 @@
 #ifndef CYCREAD_ELFSYM_H
 #define CYCREAD_ELFSYM_H
 
+#include "interval.h"
 #include "util.h"
 
 #define DSO_BUILD_ID_MAX 64
@@ -39,7 +40,7 @@ struct dso_seg {
 #define DSYM_SIZED (1U << 1) /* st_size was not 0 */
 
 struct dso_sym {
-	u64 start;
+	u64 start; /* struct ivhead: start and end first */
 	u64 end; /* exclusive */
 	u32 name; /* offset into dso.names */
 	u8 bind;
@@ -76,12 +77,11 @@ struct dso {
 	bool syms_loaded;
 	enum dso_symsrc symsrc;
 	char *symsrc_path; /* file the symbols came from */
-	struct dso_sym *syms;
+	struct dso_sym *syms; /* sorted by start once loaded */
 	u32 nr_syms;
 	u32 syms_alloc;
-	char *names;
-	size_t names_len;
-	size_t names_alloc;
+	struct ivindex sym_index;
+	struct strpool names;
 	/* identity for sharing one dso between mappings */
 	u64 dev;
 	u64 ino;
@@ -120,7 +120,7 @@ struct dso_sym *dso_find(struct dso *d, u64 vaddr);
 
 static inline const char *dso_sym_name(const struct dso *d, const struct dso_sym *s)
 {
-	return d->names + s->name;
+	return strpool_str(&d->names, s->name);
 }
 /* Copy file bytes at ELF virtual address @vaddr (code reading). */
 bool dso_read(const struct dso *d, u64 vaddr, void *buf, size_t len);

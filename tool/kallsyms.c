@@ -10,29 +10,6 @@
 
 #define KALLSYMS_MAX_BYTES (256U << 20)
 
-static u32 add_name(struct kallsyms *k, const char *s, size_t len)
-{
-	u32 off;
-
-	if (!k->names_len) {
-		k->names = xmalloc(4096);
-		k->names_alloc = 4096;
-		k->names[0] = '\0';
-		k->names_len = 1;
-	}
-	if (!len)
-		return 0;
-	if (k->names_len + len + 1 > k->names_alloc) {
-		k->names_alloc = MAX(2 * k->names_alloc, k->names_len + len + 1);
-		k->names = xrealloc(k->names, k->names_alloc, 1);
-	}
-	off = k->names_len;
-	memcpy(k->names + off, s, len);
-	k->names[off + len] = '\0';
-	k->names_len += len + 1;
-	return off;
-}
-
 void ksyms_add(struct kallsyms *k, u64 start, u64 end, char type, const char *name,
 	       const char *module)
 {
@@ -43,16 +20,20 @@ void ksyms_add(struct kallsyms *k, u64 start, u64 end, char type, const char *na
 	s->start = start;
 	s->end = end;
 	s->type = type;
-	s->name = add_name(k, name, strlen(name));
-	s->module = module ? add_name(k, module, strlen(module)) : 0;
+	s->name = strpool_add(&k->names, name);
+	s->module = 0;
+	if (module && *module) {
+		if (!k->last_module || strcmp(strpool_str(&k->names, k->last_module), module))
+			k->last_module = strpool_add(&k->names, module);
+		s->module = k->last_module;
+	}
 }
 
-static int ksym_cmp(const void *a, const void *b)
+static int ksym_cmp(const void *a, const void *b, void *arg)
 {
 	const struct ksym *x = a, *y = b;
 
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
+	(void)arg;
 	/* prefer global text ('T') over local ('t') aliases, then keep order */
 	if ((x->type == 'T') != (y->type == 'T'))
 		return x->type == 'T' ? -1 : 1;
@@ -61,12 +42,9 @@ static int ksym_cmp(const void *a, const void *b)
 
 void ksyms_finish(struct kallsyms *k)
 {
-	u32 i, n = 0;
+	u32 i, n;
 
-	sort(k->syms, k->nr, sizeof(*k->syms), ksym_cmp);
-	for (i = 0; i < k->nr; i++)
-		if (!n || k->syms[n - 1].start != k->syms[i].start)
-			k->syms[n++] = k->syms[i];
+	n = iv_sort_unique(k->syms, k->nr, sizeof(*k->syms), ksym_cmp, NULL);
 	k->nr = n;
 	for (i = 0; i < n; i++) {
 		struct ksym *s = &k->syms[i];
@@ -77,13 +55,20 @@ void ksyms_finish(struct kallsyms *k)
 		if (s->end <= s->start)
 			s->end = s->start + 1;
 	}
+	iv_build(&k->index, k->syms, n, sizeof(*k->syms));
 	k->loaded = true;
 }
 
-/* /proc/modules: "name size refcount deps state address" */
+/*
+ * /proc/modules: "name size refcount deps state address".  A module's last
+ * symbol would otherwise run on to the next module's first: bound each
+ * module symbol by its module's end.
+ */
 static void module_ranges(const char *path, struct kallsyms *k)
 {
+	struct u64map ends = { 0 }; /* hash of the name -> end */
 	char *buf, *line, *next;
+	u64 end;
 	u32 i;
 
 	if (read_file(path, &buf, NULL, KALLSYMS_MAX_BYTES))
@@ -95,18 +80,21 @@ static void module_ranges(const char *path, struct kallsyms *k)
 		next = strchr(line, '\n');
 		if (next)
 			*next++ = '\0';
-		if (sscanf(line, "%63s %llu %*s %*s %*s %llx", name, &size, &addr) != 3 || !addr)
+		if (sscanf(line, "%63s %llu %*s %*s %*s %llx", name, &size, &addr) != 3 || !addr ||
+		    addr + size < addr)
 			continue;
-		/* bound each symbol of this module by the module's end */
-		for (i = 0; i < k->nr; i++) {
-			struct ksym *s = &k->syms[i];
-
-			if (s->module && !strcmp(k->names + s->module, name) && s->start >= addr &&
-			    s->start < addr + size)
-				s->end = addr + size;
-		}
+		u64map_put(&ends, hash_bytes(name, strlen(name), 0), addr + size);
 	}
 	free(buf);
+	for (i = 0; i < k->nr; i++) {
+		struct ksym *s = &k->syms[i];
+		const char *mod = ksym_module(k, s);
+
+		if (s->module && u64map_get(&ends, hash_bytes(mod, strlen(mod), 0), &end) &&
+		    s->start < end && s->end > end)
+			s->end = end;
+	}
+	u64map_free(&ends);
 }
 
 static bool is_text(char type)
@@ -172,30 +160,22 @@ int ksyms_load(struct kallsyms *k, const char *path, const char *modules)
 		if (!k->syms[i].module && k->syms[i].start < etext && k->syms[i].end > etext)
 			k->syms[i].end = etext;
 	module_ranges(modules ? modules : "/proc/modules", k);
+	iv_build(&k->index, k->syms, k->nr, sizeof(*k->syms));
 	return 0;
 }
 
 const struct ksym *ksyms_find(const struct kallsyms *k, u64 addr)
 {
-	u32 lo = 0, hi = k->nr;
+	u32 i = iv_find(&k->index, k->syms, sizeof(*k->syms), addr);
 
-	while (lo < hi) {
-		u32 mid = lo + (hi - lo) / 2;
-
-		if (k->syms[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo || addr >= k->syms[lo - 1].end)
-		return NULL;
-	return &k->syms[lo - 1];
+	return i == IV_NONE ? NULL : &k->syms[i];
 }
 
 void ksyms_free(struct kallsyms *k)
 {
 	free(k->syms);
-	free(k->names);
+	iv_free(&k->index);
+	strpool_free(&k->names);
 	free(k->note);
 	memset(k, 0, sizeof(*k));
 }

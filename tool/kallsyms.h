@@ -11,13 +11,14 @@
 #ifndef CYCREAD_KALLSYMS_H
 #define CYCREAD_KALLSYMS_H
 
+#include "interval.h"
 #include "util.h"
 
 struct ksym {
-	u64 start;
+	u64 start; /* struct ivhead */
 	u64 end;
 	u32 name; /* offset into names */
-	u32 module; /* offset into names; 0 = core kernel */
+	u32 module; /* offset into names; 0 ("") = core kernel */
 	char type;
 };
 
@@ -25,9 +26,9 @@ struct kallsyms {
 	struct ksym *syms;
 	u32 nr;
 	u32 alloc;
-	char *names; /* names[0] is "" */
-	size_t names_len;
-	size_t names_alloc;
+	struct ivindex index;
+	struct strpool names;
+	u32 last_module; /* kallsyms lists a module's symbols together: share its name */
 	bool loaded;
 	bool hidden; /* addresses were zeroed by kptr_restrict */
 	char *note; /* why kernel frames cannot be named, or NULL */
@@ -38,7 +39,7 @@ struct kallsyms {
  * /proc/modules; may be missing).  Returns 0 or -errno.
  */
 int ksyms_load(struct kallsyms *k, const char *path, const char *modules);
-/* Build from (start, end, name, module) entries, e.g. from a capture file. */
+/* Build from (start, end, name, module) entries, e.g. from a capture file; end 0 = unknown. */
 void ksyms_add(struct kallsyms *k, u64 start, u64 end, char type, const char *name,
 	       const char *module);
 void ksyms_finish(struct kallsyms *k);
@@ -46,7 +47,12 @@ const struct ksym *ksyms_find(const struct kallsyms *k, u64 addr);
 
 static inline const char *ksym_name(const struct kallsyms *k, const struct ksym *s)
 {
-	return k->names + s->name;
+	return strpool_str(&k->names, s->name);
+}
+
+static inline const char *ksym_module(const struct kallsyms *k, const struct ksym *s)
+{
+	return strpool_str(&k->names, s->module);
 }
 void ksyms_free(struct kallsyms *k);
 

@@ -33,7 +33,9 @@ void maps_free(struct maps *ms)
 		free(ms->all[i]);
 	}
 	for (i = 0; i < ms->nr_procs; i++) {
-		free(ms->procs[i]->ids);
+		free(ms->procs[i]->v);
+		iv_free(&ms->procs[i]->index);
+		u64map_free(&ms->procs[i]->known);
 		free(ms->procs[i]);
 	}
 	for (i = 0; i < ms->nr_dsos; i++)
@@ -110,17 +112,57 @@ struct proc_maps *maps_proc(struct maps *ms, u32 pid, bool create)
 	return p;
 }
 
-/* Keep each process's ids sorted by start address for the lookup. */
+/* The identity of a mapping within its generation. */
+static u64 map_key(const struct map *m)
+{
+	u64 h = hash_bytes(m->path, strlen(m->path), m->gen_time);
+
+	h = hash64(h ^ m->start) + m->end;
+	h = hash64(h ^ m->pgoff) + m->ino;
+	return hash64(h);
+}
+
+/* Added mappings wait in the tail until a lookup needs them: O(1) per add. */
 static void proc_insert(struct maps *ms, struct proc_maps *p, u32 id)
 {
-	u64 start = ms->all[id]->start;
-	u32 i;
+	const struct map *m = ms->all[id];
 
-	VEC_GROW(p->ids, p->nr, p->alloc);
-	for (i = p->nr; i > 0 && ms->all[p->ids[i - 1]]->start > start; i--)
-		p->ids[i] = p->ids[i - 1];
-	p->ids[i] = id;
-	p->nr++;
+	VEC_GROW(p->v, p->nr, p->alloc);
+	p->v[p->nr++] = (struct pmap){ .start = m->start, .end = m->end, .id = id };
+	u64map_put(&p->known, map_key(m), id);
+	p->version++;
+}
+
+static int pmap_cmp(const void *a, const void *b, void *arg)
+{
+	const struct pmap *x = a, *y = b;
+
+	(void)arg;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* Sort the tail, merge it into the sorted part, and index the whole: O(n + k log k). */
+static void proc_index(struct proc_maps *p)
+{
+	u32 i, j, k, nr_new = p->nr - p->nr_sorted;
+	struct pmap *merged;
+
+	if (!nr_new)
+		return;
+	sort(p->v + p->nr_sorted, nr_new, sizeof(*p->v), pmap_cmp, NULL);
+	merged = xmalloc(p->alloc * sizeof(*merged));
+	for (i = 0, j = p->nr_sorted, k = 0; i < p->nr_sorted || j < p->nr;) {
+		if (j == p->nr || (i < p->nr_sorted && pmap_cmp(&p->v[i], &p->v[j], NULL) <= 0))
+			merged[k++] = p->v[i++];
+		else
+			merged[k++] = p->v[j++];
+	}
+	free(p->v);
+	p->v = merged;
+	p->nr_sorted = p->nr;
+	iv_build(&p->index, p->v, p->nr, sizeof(*p->v));
 }
 
 struct map *maps_add(struct maps *ms, const struct map *tmpl)
@@ -169,19 +211,19 @@ static int open_mapped_file(struct maps *ms, const struct map *m)
 	int fd;
 
 	if (!ms->live)
-		return open(m->path, O_RDONLY | O_CLOEXEC);
+		return open_regular(m->path);
 	/* the inode the process really maps, even if deleted or replaced */
 	snprintf(buf, sizeof(buf), "%s/%u/map_files/%llx-%llx", ms->proc_root, m->pid, m->start,
 		 m->end);
-	fd = open(buf, O_RDONLY | O_CLOEXEC);
+	fd = open_regular(buf);
 	if (fd >= 0)
 		return fd;
 	/* without CAP_SYS_ADMIN: the path in the process's mount namespace */
 	snprintf(buf, sizeof(buf), "%s/%u/root%s", ms->proc_root, m->pid, m->path);
-	fd = open(buf, O_RDONLY | O_CLOEXEC);
+	fd = open_regular(buf);
 	if (fd >= 0 || m->deleted)
 		return fd;
-	return open(m->path, O_RDONLY | O_CLOEXEC);
+	return open_regular(m->path);
 }
 
 /* Our own [vdso]: the same kernel gives every process of an ABI the same one. */
@@ -264,7 +306,7 @@ static void attach_dso(struct maps *ms, struct map *m)
 	} else if (m->kind == MAP_FILE) {
 		fd = open_mapped_file(ms, m);
 		if (fd < 0)
-			why = strerror(errno);
+			why = err_str(-fd);
 		else
 			m->dso = maps_dso_from_fd(ms, fd, m->path, &why);
 	}
@@ -277,18 +319,17 @@ static void attach_dso(struct maps *ms, struct map *m)
 	}
 }
 
-static bool known_in_gen(struct maps *ms, struct proc_maps *p, const struct map *m, u64 gen)
+static bool known_in_gen(struct maps *ms, struct proc_maps *p, const struct map *m)
 {
-	u32 i;
+	const struct map *o;
+	u64 id;
 
-	for (i = 0; i < p->nr; i++) {
-		const struct map *o = ms->all[p->ids[i]];
-
-		if (o->gen_time == gen && o->start == m->start && o->end == m->end &&
-		    o->pgoff == m->pgoff && o->ino == m->ino && !strcmp(o->path, m->path))
-			return true;
-	}
-	return false;
+	if (!u64map_get(&p->known, map_key(m), &id))
+		return false;
+	o = ms->all[id];
+	/* a hash collision only costs a twin entry, never a wrong one */
+	return o->gen_time == m->gen_time && o->start == m->start && o->end == m->end &&
+	       o->pgoff == m->pgoff && o->ino == m->ino && !strcmp(o->path, m->path);
 }
 
 int maps_read(struct maps *ms, u32 pid, u64 gen_time, const char *text)
@@ -320,7 +361,7 @@ int maps_read(struct maps *ms, u32 pid, u64 gen_time, const char *text)
 		m.pid = pid;
 		m.gen_time = gen_time;
 		/* only code can hold a sampled pc or a return address */
-		if (!(m.prot & MAP_X) || known_in_gen(ms, p, &m, gen_time)) {
+		if (!(m.prot & MAP_X) || known_in_gen(ms, p, &m)) {
 			free(m.path);
 			continue;
 		}
@@ -344,26 +385,16 @@ struct map *maps_find(struct maps *ms, u32 pid, u64 time, u64 addr)
 {
 	struct proc_maps *p = maps_proc(ms, pid, false);
 	struct map *best = NULL;
-	u32 lo, hi, i, k;
+	u32 i;
 
 	if (!p)
 		return NULL;
-	lo = 0;
-	hi = p->nr;
-	while (lo < hi) {
-		u32 mid = lo + (hi - lo) / 2;
+	proc_index(p);
+	/* every mapping containing addr, of every generation */
+	for (i = iv_find(&p->index, p->v, sizeof(*p->v), addr); i != IV_NONE;
+	     i = iv_next(&p->index, p->v, sizeof(*p->v), addr, i)) {
+		struct map *m = ms->all[p->v[i].id];
 
-		if (ms->all[p->ids[mid]]->start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	/* candidates start at or below addr; generations make them overlap */
-	for (i = lo, k = 0; i > 0 && k < 256; i--, k++) {
-		struct map *m = ms->all[p->ids[i - 1]];
-
-		if (addr >= m->end)
-			continue;
 		if (m->gen_time > time)
 			continue;
 		if (!best || m->gen_time > best->gen_time ||

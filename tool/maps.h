@@ -46,11 +46,22 @@ struct map {
 	u32 build_id_len;
 };
 
+/* A process's view of one mapping, for its interval index. */
+struct pmap {
+	u64 start; /* struct ivhead */
+	u64 end;
+	u32 id; /* into maps.all */
+};
+
 struct proc_maps {
 	u32 pid;
-	u32 *ids; /* into maps.all */
+	struct pmap *v; /* v[0..nr_sorted) sorted by start, then added ones */
 	u32 nr;
 	u32 alloc;
+	u32 nr_sorted;
+	struct ivindex index; /* over v[0..nr_sorted) */
+	struct u64map known; /* hash of (generation, mapping) -> id: re-reads add no twins */
+	u32 version; /* bumped whenever a mapping is added */
 	u64 cur_gen;
 	u64 last_refresh; /* now_ns() */
 	u32 nr_refresh;

@@ -15,41 +15,28 @@
 
 void jitmap_add(struct jitmap *j, u64 start, u64 end, const char *name)
 {
-	size_t len = strlen(name) + 1;
 	struct jitsym *s;
 
-	if (j->names_len + len > j->names_alloc) {
-		j->names_alloc = MAX(2 * j->names_alloc, j->names_len + len + 4096);
-		j->names = xrealloc(j->names, j->names_alloc, 1);
-	}
 	VEC_GROW(j->syms, j->nr, j->alloc);
 	s = &j->syms[j->nr];
 	s->start = start;
 	s->end = end > start ? end : start + 1;
-	s->name = j->names_len;
+	s->name = strpool_add(&j->names, name);
 	s->line = j->nr++;
-	memcpy(j->names + j->names_len, name, len);
-	j->names_len += len;
 }
 
-static int jit_cmp(const void *a, const void *b)
+static int jit_cmp(const void *a, const void *b, void *arg)
 {
 	const struct jitsym *x = a, *y = b;
 
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
+	(void)arg;
 	return x->line > y->line ? -1 : x->line < y->line; /* newest first */
 }
 
 void jitmap_finish(struct jitmap *j)
 {
-	u32 i, n = 0;
-
-	sort(j->syms, j->nr, sizeof(*j->syms), jit_cmp);
-	for (i = 0; i < j->nr; i++)
-		if (!n || j->syms[n - 1].start != j->syms[i].start)
-			j->syms[n++] = j->syms[i];
-	j->nr = n;
+	j->nr = iv_sort_unique(j->syms, j->nr, sizeof(*j->syms), jit_cmp, NULL);
+	iv_build(&j->index, j->syms, j->nr, sizeof(*j->syms));
 }
 
 int jitmap_load(struct jitmap *j, const char *path, long owner_uid)
@@ -58,11 +45,10 @@ int jitmap_load(struct jitmap *j, const char *path, long owner_uid)
 	struct stat st;
 	int fd, ret;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open_regular(path);
 	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
-	    (owner_uid >= 0 && st.st_uid != (uid_t)owner_uid && st.st_uid != 0)) {
+		return fd;
+	if (fstat(fd, &st) || (owner_uid >= 0 && st.st_uid != (uid_t)owner_uid && st.st_uid != 0)) {
 		close(fd);
 		return -EPERM;
 	}
@@ -89,24 +75,15 @@ int jitmap_load(struct jitmap *j, const char *path, long owner_uid)
 
 const struct jitsym *jitmap_find(const struct jitmap *j, u64 addr)
 {
-	u32 lo = 0, hi = j->nr;
+	u32 i = iv_find(&j->index, j->syms, sizeof(*j->syms), addr);
 
-	while (lo < hi) {
-		u32 mid = lo + (hi - lo) / 2;
-
-		if (j->syms[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo || addr >= j->syms[lo - 1].end)
-		return NULL;
-	return &j->syms[lo - 1];
+	return i == IV_NONE ? NULL : &j->syms[i];
 }
 
 void jitmap_free(struct jitmap *j)
 {
 	free(j->syms);
-	free(j->names);
+	iv_free(&j->index);
+	strpool_free(&j->names);
 	memset(j, 0, sizeof(*j));
 }

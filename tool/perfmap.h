@@ -7,13 +7,14 @@
 #ifndef CYCREAD_PERFMAP_H
 #define CYCREAD_PERFMAP_H
 
+#include "interval.h"
 #include "util.h"
 
 struct jitsym {
-	u64 start;
+	u64 start; /* struct ivhead */
 	u64 end;
-	u32 name;
-	u32 line;
+	u32 name; /* offset into jitmap.names */
+	u32 line; /* order of appearance: the latest line for a start wins */
 };
 
 struct jitmap {
@@ -21,9 +22,8 @@ struct jitmap {
 	struct jitsym *syms;
 	u32 nr;
 	u32 alloc;
-	char *names;
-	size_t names_len;
-	size_t names_alloc;
+	struct ivindex index;
+	struct strpool names;
 	bool present; /* a map file was found */
 	u64 loaded_at; /* now_ns() of the last (re)load, live sessions */
 };
@@ -40,7 +40,7 @@ const struct jitsym *jitmap_find(const struct jitmap *j, u64 addr);
 
 static inline const char *jitsym_name(const struct jitmap *j, const struct jitsym *s)
 {
-	return j->names + s->name;
+	return strpool_str(&j->names, s->name);
 }
 void jitmap_free(struct jitmap *j);
 

@@ -167,7 +167,8 @@ static void account(struct profile *p, const void *rec, u32 type)
 		break;
 	case CYCSAMPLE_REC_LOST:
 		p->nr_lost_records++;
-		p->lost_samples += ((const struct cycsample_lost *)rec)->lost;
+		p->lost_samples =
+			add_sat(p->lost_samples, ((const struct cycsample_lost *)rec)->lost);
 		break;
 	case CYCSAMPLE_REC_EXEC:
 	case CYCSAMPLE_REC_EXIT:
@@ -219,10 +220,11 @@ enum rec_status prof_add_record(struct profile *p, const void *rec, size_t avail
 	return REC_VALID;
 }
 
-static int event_cmp(const void *a, const void *b)
+static int event_cmp(const void *a, const void *b, void *arg)
 {
 	const struct prof_event *x = a, *y = b;
 
+	(void)arg;
 	if (x->time != y->time)
 		return x->time < y->time ? -1 : 1;
 	/* an EXIT is the session's last record even if a sample has its time */
@@ -233,7 +235,7 @@ static int event_cmp(const void *a, const void *b)
 
 void prof_sort(struct profile *p)
 {
-	sort(p->ev, p->nr_ev, sizeof(*p->ev), event_cmp);
+	sort(p->ev, p->nr_ev, sizeof(*p->ev), event_cmp, NULL);
 }
 
 void prof_set_comm(struct profile *p, u32 pid, const char *comm)

@@ -338,11 +338,16 @@ static u32 top_row(struct top *t, const struct report *rep, const struct report_
 	return t->nr++;
 }
 
-static const struct top *cmp_top;
-static const struct report_opts *cmp_opts;
+struct row_order {
+	const struct top *t;
+	const struct report_opts *o;
+};
 
-static int row_cmp(const void *a, const void *b)
+static int row_cmp(const void *a, const void *b, void *arg)
 {
+	const struct row_order *ord = arg;
+	const struct report_opts *cmp_opts = ord->o;
+	const struct top *cmp_top = ord->t;
 	const struct top_row *x = a, *y = b;
 	u64 kx = cmp_opts->children ? x->children : x->self;
 	u64 ky = cmp_opts->children ? y->children : y->self;
@@ -399,9 +404,7 @@ void report_top(const struct report *rep, const struct report_opts *o, FILE *out
 			}
 		}
 	}
-	cmp_top = &t;
-	cmp_opts = o;
-	sort(t.rows, t.nr, sizeof(*t.rows), row_cmp);
+	sort(t.rows, t.nr, sizeof(*t.rows), row_cmp, &(struct row_order){ &t, o });
 	for (k = 0; k < o->nr_keys; k++) {
 		width[k] = strlen(key_title(o->keys[k]));
 		for (i = 0; i < t.nr; i++) {
@@ -470,13 +473,12 @@ struct folded_entry {
 	u64 count;
 };
 
-static const struct strtab *cmp_strs;
-
-static int folded_cmp(const void *a, const void *b)
+static int folded_cmp(const void *a, const void *b, void *arg)
 {
 	const struct folded_entry *x = a, *y = b;
+	const struct strtab *strs = arg;
 
-	return strcmp(strtab_str(cmp_strs, x->id), strtab_str(cmp_strs, y->id));
+	return strcmp(strtab_str(strs, x->id), strtab_str(strs, y->id));
 }
 
 void report_folded(const struct report *rep, FILE *out)
@@ -501,8 +503,7 @@ void report_folded(const struct report *rep, FILE *out)
 	}
 	for (i = 0; i < nr; i++)
 		ent[i].count = counts[ent[i].id];
-	cmp_strs = &strs;
-	sort(ent, nr, sizeof(*ent), folded_cmp);
+	sort(ent, nr, sizeof(*ent), folded_cmp, &strs);
 	for (i = 0; i < nr; i++)
 		fprintf(out, "%s %llu\n", strtab_str(&strs, ent[i].id), ent[i].count);
 	free(ent);

@@ -124,14 +124,13 @@ static void tree_build(struct ftree *t, const struct report *rep)
 	sbuf_free(&sb);
 }
 
-static const struct ftree *cmp_tree;
-
-static int child_cmp(const void *a, const void *b)
+static int child_cmp(const void *a, const void *b, void *arg)
 {
-	const struct fnode *t = cmp_tree->n;
+	const struct ftree *tree = arg;
+	const struct fnode *t = tree->n;
 
-	return strcmp(strtab_str(&cmp_tree->strs, t[*(const u32 *)a].name),
-		      strtab_str(&cmp_tree->strs, t[*(const u32 *)b].name));
+	return strcmp(strtab_str(&tree->strs, t[*(const u32 *)a].name),
+		      strtab_str(&tree->strs, t[*(const u32 *)b].name));
 }
 
 /* Give each node its x (children left to right in name order); emit order into @order. */
@@ -142,7 +141,6 @@ static void tree_layout(struct ftree *t, u32 *order)
 	u32 sp = 0, nr_order = 0, nk, c, k;
 	u64 x;
 
-	cmp_tree = t;
 	stack[sp++] = 0;
 	t->n[0].x = 0;
 	while (sp) {
@@ -152,7 +150,7 @@ static void tree_layout(struct ftree *t, u32 *order)
 		nk = 0;
 		for (c = t->n[node].first_child; c != NO_NODE; c = t->n[c].next_sibling)
 			kids[nk++] = c;
-		sort(kids, nk, sizeof(*kids), child_cmp);
+		sort(kids, nk, sizeof(*kids), child_cmp, t);
 		x = t->n[node].x;
 		for (k = 0; k < nk; k++) {
 			t->n[kids[k]].x = x;
@@ -166,9 +164,25 @@ static void tree_layout(struct ftree *t, u32 *order)
 	free(kids);
 }
 
+/*
+ * Names come from binaries and JIT maps: anything that is not well-formed
+ * UTF-8 (or a control character XML forbids) becomes U+FFFD, so the file
+ * stays well-formed XML.
+ */
 static void xml_escape(FILE *out, const char *s)
 {
+	size_t n;
+
 	for (; *s; s++) {
+		n = utf8_char_len(s);
+		if (n != 1) {
+			if (n)
+				fwrite(s, 1, n, out);
+			else
+				fputs("\xef\xbf\xbd", out);
+			s += n ? n - 1 : 0;
+			continue;
+		}
 		switch (*s) {
 		case '&':
 			fputs("&amp;", out);
@@ -186,8 +200,7 @@ static void xml_escape(FILE *out, const char *s)
 			fputs("&apos;", out);
 			break;
 		default:
-			/* control characters are not allowed in XML 1.0 */
-			fputc((unsigned char)*s < 0x20 ? '?' : *s, out);
+			fputc(*s, out);
 		}
 	}
 }
@@ -350,7 +363,13 @@ static void emit_frame(FILE *out, const struct ftree *t, const struct fnode *n, 
 		if ((int)len <= max) {
 			xml_escape(out, name);
 		} else {
-			char *cut = xstrndup(name, max - 2);
+			size_t n = max - 2;
+			char *cut;
+
+			/* never cut a UTF-8 sequence in two */
+			while (n && ((u8)name[n] & 0xc0) == 0x80)
+				n--;
+			cut = xstrndup(name, n);
 
 			xml_escape(out, cut);
 			fputs("..", out);

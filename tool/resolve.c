@@ -52,6 +52,10 @@ void res_free(struct resolver *r)
 	for (i = 0; i < r->nr_map_cache; i++)
 		u64map_free(&r->map_cache[i]);
 	free(r->map_cache);
+	for (i = 0; i < r->nr_unmapped; i++)
+		u64map_free(&r->unmapped[i].fis);
+	free(r->unmapped);
+	u64map_free(&r->unmapped_index);
 	u64map_free(&r->kcache);
 	u64map_free(&r->demangled);
 	memset(r, 0, sizeof(*r));
@@ -126,7 +130,7 @@ u32 res_kernel(struct resolver *r, u64 addr)
 	ks = (addr && !r->ksyms.hidden) ? ksyms_find(&r->ksyms, addr) : NULL;
 	if (ks) {
 		fi->func = display_name(r, ksym_name(&r->ksyms, ks));
-		fi->dso = ks->module ? bracketed(r, r->ksyms.names + ks->module)
+		fi->dso = ks->module ? bracketed(r, ksym_module(&r->ksyms, ks))
 				     : intern(r, "[kernel.kallsyms]");
 		fi->path = fi->dso;
 		fi->off = addr - ks->start;
@@ -275,6 +279,53 @@ static struct map *find_map(struct resolver *r, u32 pid, u64 time, u64 addr)
 	return maps_find(r->maps, pid, time, addr);
 }
 
+/*
+ * The cache of addresses outside every mapping of @pid, emptied when the
+ * process's maps have grown since (a live re-read may have covered them).
+ */
+static struct u64map *unmapped_cache(struct resolver *r, u32 pid)
+{
+	const struct proc_maps *p = maps_proc(r->maps, pid, false);
+	u32 version = p ? p->version : 0;
+	struct unmapped_cache *c;
+	u64 idx;
+
+	if (!u64map_get(&r->unmapped_index, pid, &idx)) {
+		VEC_GROW(r->unmapped, r->nr_unmapped, r->alloc_unmapped);
+		idx = r->nr_unmapped++;
+		r->unmapped[idx] = (struct unmapped_cache){ .pid = pid, .maps_version = version };
+		u64map_put(&r->unmapped_index, pid, idx);
+	}
+	c = &r->unmapped[idx];
+	if (c->maps_version != version) {
+		u64map_free(&c->fis);
+		c->maps_version = version;
+	}
+	return &c->fis;
+}
+
+static u32 resolve_unmapped(struct resolver *r, u32 pid, u64 addr)
+{
+	struct u64map *cache = unmapped_cache(r, pid);
+	u64 idx;
+	u32 i;
+
+	if (u64map_get(cache, addr, &idx))
+		return idx;
+	/* JIT code may also live in memory the maps did not show us */
+	i = new_fi(r);
+	resolve_anon(r, &r->fis[i], pid, addr);
+	if (r->fis[i].reason)
+		r->fis[i].reason = UR_NO_MAPPING;
+	if (!(r->fis[i].flags & FI_RESOLVED)) {
+		r->fis[i].func = intern(r, "[unknown]");
+		r->fis[i].dso = r->fis[i].func;
+		r->fis[i].path = r->fis[i].func;
+	}
+	u64map_put(cache, addr, i);
+	return i;
+}
+
 u32 res_user(struct resolver *r, u32 pid, u64 time, u64 addr)
 {
 	struct map *m = find_map(r, pid, time, addr);
@@ -283,19 +334,8 @@ u32 res_user(struct resolver *r, u32 pid, u64 time, u64 addr)
 	u64 idx;
 	u32 i;
 
-	if (!m) {
-		/* JIT code may also live in memory the maps did not show us */
-		i = new_fi(r);
-		resolve_anon(r, &r->fis[i], pid, addr);
-		if (r->fis[i].reason)
-			r->fis[i].reason = UR_NO_MAPPING;
-		if (!(r->fis[i].flags & FI_RESOLVED)) {
-			r->fis[i].func = intern(r, "[unknown]");
-			r->fis[i].dso = r->fis[i].func;
-			r->fis[i].path = r->fis[i].func;
-		}
-		return i;
-	}
+	if (!m)
+		return resolve_unmapped(r, pid, addr);
 	if (m->id >= r->nr_map_cache) {
 		u32 n = MAX(m->id + 1, 2 * r->nr_map_cache);
 

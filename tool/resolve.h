@@ -68,6 +68,12 @@ struct stack {
 	u8 leaf; /* enum leaf_verdict applied */
 };
 
+struct unmapped_cache {
+	u32 pid;
+	u32 maps_version; /* proc_maps.version it was filled under */
+	struct u64map fis; /* address -> fi */
+};
+
 struct resolver {
 	struct maps *maps;
 	struct kallsyms ksyms;
@@ -85,6 +91,10 @@ struct resolver {
 	u32 alloc_fis;
 	struct u64map *map_cache; /* per map id: address -> fi */
 	u32 nr_map_cache;
+	struct unmapped_cache *unmapped; /* per process: addresses no mapping covers */
+	u32 nr_unmapped;
+	u32 alloc_unmapped;
+	struct u64map unmapped_index; /* pid -> index in unmapped */
 	struct u64map kcache;
 	struct u64map demangled; /* raw name id -> display name id */
 	u64 reasons[UR_MAX];

@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -229,16 +230,84 @@ int read_fd(int fd, char **bufp, size_t *lenp, size_t max)
 	return 0;
 }
 
-int read_file(const char *path, char **buf, size_t *len, size_t max)
+int open_regular(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	int ret;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	struct stat st;
+	int flags, err;
 
 	if (fd < 0)
 		return -errno;
+	if (fstat(fd, &st)) {
+		err = -errno;
+		goto fail;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		err = S_ISDIR(st.st_mode) ? -EISDIR : -ENOTREG;
+		goto fail;
+	}
+	flags = fcntl(fd, F_GETFL);
+	if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0) {
+		err = -errno;
+		goto fail;
+	}
+	return fd;
+fail:
+	close(fd);
+	return err;
+}
+
+const char *err_str(int err)
+{
+	return err == ENOTREG ? "not a regular file" : strerror(err);
+}
+
+int read_file(const char *path, char **buf, size_t *len, size_t max)
+{
+	int fd = open_regular(path);
+	int ret;
+
+	if (fd < 0)
+		return fd;
 	ret = read_fd(fd, buf, len, max);
 	close(fd);
 	return ret;
+}
+
+int map_file(const char *path, size_t max, const void **data, size_t *len)
+{
+	int fd = open_regular(path), ret = 0;
+	struct stat st;
+	void *map;
+
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &st)) {
+		ret = -errno;
+		goto out;
+	}
+	if ((u64)st.st_size > max) {
+		ret = -EFBIG;
+		goto out;
+	}
+	*len = st.st_size;
+	*data = "";
+	if (!st.st_size)
+		goto out;
+	map = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (map == MAP_FAILED)
+		ret = -errno;
+	else
+		*data = map;
+out:
+	close(fd);
+	return ret;
+}
+
+void unmap_file(const void *data, size_t len)
+{
+	if (len)
+		munmap((void *)data, len);
 }
 
 u64 hash64(u64 x)
@@ -360,10 +429,76 @@ void strtab_free(struct strtab *t)
 	memset(t, 0, sizeof(*t));
 }
 
-void sort(void *base, size_t nmemb, size_t size, int (*cmp)(const void *, const void *))
+void sort(void *base, size_t nmemb, size_t size, sort_cmp_fn cmp, void *arg)
 {
 	if (nmemb > 1)
-		qsort(base, nmemb, size, cmp);
+		qsort_r(base, nmemb, size, cmp, arg);
+}
+
+u32 strpool_addn(struct strpool *p, const char *s, size_t len)
+{
+	size_t off;
+
+	if (!p->len) {
+		p->alloc = 4096;
+		p->buf = xmalloc(p->alloc);
+		p->buf[0] = '\0';
+		p->len = 1;
+	}
+	if (!len)
+		return 0;
+	if (p->len + len + 1 > UINT32_MAX) {
+		pr_err("more than 4 GiB of names");
+		exit(EXIT_RUNTIME);
+	}
+	if (p->len + len + 1 > p->alloc) {
+		p->alloc = MAX(2 * p->alloc, p->len + len + 1);
+		p->buf = xrealloc(p->buf, p->alloc, 1);
+	}
+	off = p->len;
+	memcpy(p->buf + off, s, len);
+	p->buf[off + len] = '\0';
+	p->len += len + 1;
+	return off;
+}
+
+u32 strpool_add(struct strpool *p, const char *s)
+{
+	return strpool_addn(p, s, strlen(s));
+}
+
+void strpool_free(struct strpool *p)
+{
+	free(p->buf);
+	memset(p, 0, sizeof(*p));
+}
+
+size_t utf8_char_len(const char *str)
+{
+	const u8 *s = (const u8 *)str;
+	u32 cp, min;
+	size_t n, i;
+
+	if (s[0] < 0x80)
+		return s[0] >= 0x20 || s[0] == '\t' || s[0] == '\n' || s[0] == '\r' ? 1 : 0;
+	if ((s[0] & 0xe0) == 0xc0) {
+		n = 2, cp = s[0] & 0x1f, min = 0x80;
+	} else if ((s[0] & 0xf0) == 0xe0) {
+		n = 3, cp = s[0] & 0x0f, min = 0x800;
+	} else if ((s[0] & 0xf8) == 0xf0) {
+		n = 4, cp = s[0] & 0x07, min = 0x10000;
+	} else {
+		return 0;
+	}
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80) /* also stops at the NUL */
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff) || cp == 0xfffe ||
+	    cp == 0xffff)
+		return 0;
+	return n;
 }
 
 u64 now_ns(void)

@@ -77,12 +77,31 @@ void sbuf_vprintf(struct sbuf *sb, const char *fmt, va_list ap);
 void sbuf_reset(struct sbuf *sb);
 void sbuf_free(struct sbuf *sb);
 
+/* A private errno value: the path names a directory, FIFO, device or socket. */
+#define ENOTREG 4096
+
+/*
+ * Open @path for reading without ever blocking (O_NONBLOCK: a FIFO with no
+ * writer would hang open() and read()) and only if it is a regular file.
+ * Returns the descriptor (blocking again, close-on-exec) or -errno.
+ */
+int open_regular(const char *path);
+/* strerror() that knows ENOTREG. */
+const char *err_str(int err);
+
 /*
  * Read a whole file (also /proc files whose size is 0) into a NUL-terminated
  * buffer.  Returns 0 or -errno; @max bounds the size (-EFBIG beyond it).
  */
-int read_file(const char *path, char **buf, size_t *len, size_t max);
+int read_file(const char *path, char **buf, size_t *len, size_t max); /* via open_regular() */
 int read_fd(int fd, char **buf, size_t *len, size_t max);
+
+/*
+ * Map a regular file read-only (see open_regular()); an empty file gives an
+ * empty buffer.  Returns 0 or -errno (-EFBIG beyond @max).
+ */
+int map_file(const char *path, size_t max, const void **data, size_t *len);
+void unmap_file(const void *data, size_t len);
 
 /* Open-addressing hash map from a 64-bit key to a 64-bit value. */
 struct u64map {
@@ -112,6 +131,11 @@ struct strtab {
 };
 
 u32 strtab_intern(struct strtab *t, const char *s);
+/* Is @id a valid id of @t? (for ids read from files) */
+static inline bool strtab_has(const struct strtab *t, u32 id)
+{
+	return id < t->nr;
+}
 
 static inline const char *strtab_str(const struct strtab *t, u32 id)
 {
@@ -119,8 +143,44 @@ static inline const char *strtab_str(const struct strtab *t, u32 id)
 }
 void strtab_free(struct strtab *t);
 
-/* qsort() that accepts an empty (NULL) array. */
-void sort(void *base, size_t nmemb, size_t size, int (*cmp)(const void *, const void *));
+/*
+ * qsort_r(): the comparator gets @arg, so no state passes through globals;
+ * an empty (NULL) array is fine.
+ */
+typedef int (*sort_cmp_fn)(const void *a, const void *b, void *arg);
+void sort(void *base, size_t nmemb, size_t size, sort_cmp_fn cmp, void *arg);
+
+/*
+ * A pool of names: NUL-terminated strings back to back, referred to by
+ * offset (stable while the pool grows, unlike pointers).  Offset 0 is "".
+ */
+struct strpool {
+	char *buf;
+	size_t len;
+	size_t alloc;
+};
+
+u32 strpool_add(struct strpool *p, const char *s);
+u32 strpool_addn(struct strpool *p, const char *s, size_t len);
+
+static inline const char *strpool_str(const struct strpool *p, u32 off)
+{
+	return p->buf ? p->buf + off : "";
+}
+void strpool_free(struct strpool *p);
+
+/* a + b, but UINT64_MAX instead of wrapping (counters from untrusted records) */
+static inline u64 add_sat(u64 a, u64 b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
+/*
+ * Length of the well-formed UTF-8 sequence at @s (1-4), or 0 when the bytes
+ * there are not one (stray continuation, overlong form, surrogate, beyond
+ * U+10FFFF, cut short) or encode a code point XML 1.0 forbids.
+ */
+size_t utf8_char_len(const char *s);
 
 /* Monotonic clock in nanoseconds. */
 u64 now_ns(void);

@@ -11,28 +11,6 @@
 #include "synth.h"
 #include "../capture.h"
 
-/* Repeat the samples, shifted in time, until there are @want of them. */
-static void scale(struct profile *p, unsigned long want)
-{
-	size_t n = p->nr_ev, i;
-	u64 round = 1, shift = 10000;
-	struct sy_rec copy;
-
-	while (want && p->nr_samples < want) {
-		for (i = 0; i < n && p->nr_samples < want; i++) {
-			const struct cycsample_sample *s = prof_rec(p, &p->ev[i]);
-
-			if (p->ev[i].type != CYCSAMPLE_REC_SAMPLE)
-				continue;
-			memcpy(&copy, s, s->hdr.size);
-			copy.s.time += round * shift;
-			sy_add(p, &copy);
-		}
-		round++;
-	}
-	prof_sort(p);
-}
-
 int main(int argc, char **argv)
 {
 	struct report rep;
@@ -51,7 +29,7 @@ int main(int argc, char **argv)
 	maps_init(&ms, false);
 	res_init(&r, &ms, false);
 	synth_build(&p, &ms, &r);
-	scale(&p, want);
+	synth_scale(&p, want);
 	report_build(&rep, &p, &r);
 	ret = capture_write(argv[1], &rep, &ms);
 	if (ret)

@@ -33,7 +33,7 @@ unit()
 {
 	dir=$1
 	label=$2
-	for t in test_records test_elfsym test_leaf test_capture; do
+	for t in test_records test_interval test_elfsym test_leaf test_capture; do
 		log=$dir/$t.log
 		"$dir/$t" >"$log" 2>&1
 		rc=$?

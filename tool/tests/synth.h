@@ -218,4 +218,26 @@ static void synth_build(struct profile *p, struct maps *ms, struct resolver *r)
 	prof_sort(p);
 }
 
+/* Repeat the samples of @p, shifted in time, until there are @want of them. */
+static void synth_scale(struct profile *p, unsigned long want)
+{
+	size_t n = p->nr_ev, i;
+	u64 round = 1, shift = 10000;
+	struct sy_rec copy;
+
+	while (want && p->nr_samples < want) {
+		for (i = 0; i < n && p->nr_samples < want; i++) {
+			const struct cycsample_sample *s = prof_rec(p, &p->ev[i]);
+
+			if (p->ev[i].type != CYCSAMPLE_REC_SAMPLE)
+				continue;
+			memcpy(&copy, s, s->hdr.size);
+			copy.s.time += round * shift;
+			sy_add(p, &copy);
+		}
+		round++;
+	}
+	prof_sort(p);
+}
+
 #endif /* CYCREAD_SYNTH_H */

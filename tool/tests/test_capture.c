@@ -5,6 +5,7 @@
  * capture end in a clear error or a valid report, never in a crash.
  */
 #include <errno.h>
+#include <fcntl.h>
 
 #include "fixtures.h"
 #include "synth.h"
@@ -144,6 +145,114 @@ out:
 	free(lib);
 }
 
+/* A cut inside the END section is reported as one, not as an unknown section. */
+static void test_cut_in_end(const char *data, size_t len)
+{
+	char err[256] = "";
+
+	read_mem(data, len - 8, err, sizeof(err), NULL);
+	ok(strstr(err, "END section") != NULL, "cut inside END: '%s'", err);
+}
+
+/*
+ * Sections beyond 4 GiB: a capture whose first section is a 5 GiB hole of an
+ * unknown type (a sparse file: nothing is written or read there) still
+ * reads, END offset and all.
+ */
+static void test_beyond_4g(const char *data, size_t len)
+{
+	char *path = fx_path("big.cyc"), err[256] = "";
+	const u64 hole = 5ULL << 30;
+	u8 hdr[16] = { 0 };
+	u32 type = 0x7777, nr;
+	u64 end_off;
+	struct sess s;
+	int fd, ret;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	memcpy(hdr, &type, 4);
+	memcpy(hdr + 8, &hole, 8);
+	/* header, the hole's section header, the hole, then every original section */
+	ok(fd >= 0 && pwrite(fd, data, 32, 0) == 32 && pwrite(fd, hdr, 16, 32) == 16 &&
+		   pwrite(fd, data + 32, len - 32, 48 + hole) == (ssize_t)(len - 32),
+	   "sparse capture with a 5 GiB section written");
+	/* END: one more section before it, and its offset moved by the hole */
+	memcpy(&nr, data + len - 16, 4);
+	memcpy(&end_off, data + len - 8, 8);
+	nr++;
+	end_off += 16 + hole;
+	ok(pwrite(fd, &nr, 4, 16 + hole + len - 16) == 4 &&
+		   pwrite(fd, &end_off, 8, 16 + hole + len - 8) == 8,
+	   "END patched: offset %llu", (unsigned long long)end_off);
+	close(fd);
+	sess_init(&s);
+	ret = capture_read(path, &s.p, &s.ms, &s.r, "/nonexistent", err, sizeof(err));
+	ok(!ret, "read back across 4 GiB%s%s", ret ? ": " : "", err);
+	is_u64(s.p.nr_samples, 17, "all 17 samples of the synthetic session there");
+	sess_free(&s);
+	unlink(path);
+	free(path);
+}
+
+/* More than the writer's 1 MiB buffer: section sizes are patched in place. */
+static void test_large_round_trip(void)
+{
+	char *path = fx_path("large.cyc"), err[256] = "", *live, *back = NULL, *data;
+	struct report rep;
+	struct sess s;
+	size_t len;
+
+	sess_init(&s);
+	synth_build(&s.p, &s.ms, &s.r);
+	synth_scale(&s.p, 30000);
+	live = reports(&s);
+	report_build(&rep, &s.p, &s.r);
+	ok(!capture_write(path, &rep, &s.ms), "large capture written");
+	report_free(&rep);
+	sess_free(&s);
+	data = slurp(path, &len);
+	ok(data && len > (2U << 20), "larger than the write buffer (%zu bytes)", len);
+	ok(data && !read_mem(data, len, err, sizeof(err), &back), "large capture parsed %s", err);
+	ok(back && !strcmp(live, back), "its reports equal the live ones");
+	free(data);
+	free(back);
+	free(live);
+	free(path);
+}
+
+/* Names that are not UTF-8 (a JIT's, say) leave the SVG well-formed XML. */
+static void test_svg_utf8(void)
+{
+	char *svg = fx_path("utf8.svg"), *text = NULL;
+	struct jitmap *j;
+	struct report rep;
+	struct sess s;
+	size_t len;
+	u64 u[2];
+
+	sess_init(&s);
+	synth_build(&s.p, &s.ms, &s.r);
+	j = res_jitmap(&s.r, SY_PID, true);
+	jitmap_add(j, SY_JIT + 0x2000, SY_JIT + 0x2100,
+		   "jit::\xff\xfe cut \xc3( surrogate \xed\xa0\x80 ctl \x01 ok \xc3\xa9");
+	jitmap_finish(j);
+	u[0] = SY_JIT + 0x2010;
+	u[1] = SY_APP + 0x1010;
+	sy_sample(&s.p, 9000, 0, CYCSAMPLE_SAMPLE_USER, 0, NULL, 0, u, 2);
+	prof_sort(&s.p);
+	report_build(&rep, &s.p, &s.r);
+	ok(!report_svg(&rep, svg, "utf8 \xff"), "svg written");
+	report_free(&rep);
+	sess_free(&s);
+	ok(!fx_sh("python3 -c 'import sys, xml.dom.minidom as m; m.parse(sys.argv[1])' %s", svg),
+	   "the SVG parses as XML");
+	text = slurp(svg, &len);
+	ok(text && strstr(text, "ok \xc3\xa9") && strstr(text, "jit::\xef\xbf\xbd"),
+	   "valid UTF-8 kept, invalid bytes shown as U+FFFD");
+	free(text);
+	free(svg);
+}
+
 int main(void)
 {
 	char *path = fx_path("s.cyc"), *a, *b = NULL, *data, err[256];
@@ -215,9 +324,16 @@ int main(void)
 	memcpy(data + 8, &v, 4);
 	read_mem(data, len, err, sizeof(err), NULL);
 	ok(strstr(err, "version 99") != NULL, "newer version: '%s'", err);
+	memcpy(data, "CYCSCAP", 3);
+	v = CAP_VERSION;
+	memcpy(data + 8, &v, 4);
+	test_cut_in_end(data, len);
+	test_beyond_4g(data, len);
 	free(data);
 	free(a);
 	free(path);
+	test_large_round_trip();
+	test_svg_utf8();
 	test_symfs();
 	return tap_done();
 }

@@ -401,7 +401,7 @@ static void test_kallsyms(void)
 	ok(!ksyms_find(&k, 0xffff800008010600), "past _etext: unknown");
 	is_str(ksym_name(&k, ksyms_find(&k, 0xffff800001000f00)), "mod_last",
 	       "module symbol bounded by the module's size");
-	is_str(k.names + ksyms_find(&k, 0xffff800001000f00)->module, "cycsample", "module name");
+	is_str(ksym_module(&k, ksyms_find(&k, 0xffff800001000f00)), "cycsample", "module name");
 	ok(!ksyms_find(&k, 0xffff800001001000), "past the module's end: unknown");
 	ksyms_free(&k);
 

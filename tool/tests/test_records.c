@@ -314,9 +314,27 @@ static void test_control(void)
 	free(base);
 }
 
+/* LOST counts come from the module (or a file): their sum saturates, never wraps. */
+static void test_lost_saturates(void)
+{
+	struct profile p;
+	const char *why;
+	u64 buf[8];
+	u32 size;
+
+	prof_init(&p);
+	size = make_lost(buf, 1, UINT64_MAX);
+	prof_add_record(&p, buf, size, 0, &size, &why);
+	size = make_lost(buf, 2, 5);
+	prof_add_record(&p, buf, size, 0, &size, &why);
+	is_u64(p.lost_samples, UINT64_MAX, "2^64-1 + 5 lost samples: 2^64-1, not 4");
+	prof_free(&p);
+}
+
 int main(void)
 {
 	test_check();
+	test_lost_saturates();
 	test_wrap();
 	test_task_events();
 	test_corrupt();
