@@ -15,7 +15,13 @@
  * tiny_leaf 5 %, with a fraction of a percent in loop and call overhead
  * (do_round, warm_outer, main) and in the dynamic loader at start-up.
  * Expected call chains: main -> do_round -> hot_loop (and likewise for the
- * others, with warm_outer between do_round and warm_inner).
+ * others, with warm_phase and warm_outer between do_round and warm_inner).
+ *
+ * An inline frame: warm_phase() is inlined into do_round(), so it has no
+ * symbol and no frame of its own, yet the DWARF line table and inline
+ * entries name it.  cycread shows it as an inline frame between do_round
+ * and warm_outer ("warm_phase (inlined)", "warm_phase_[i]" when folded),
+ * with the source line of its call to warm_outer.
  *
  * The leaf-caller case: built with -O2 -fno-omit-frame-pointer, GCC still
  * omits the frame record of leaf functions on arm64, so when the sample
@@ -64,11 +70,16 @@ NOINLINE unsigned long tiny_leaf(unsigned long x, unsigned long units)
 	return x;
 }
 
+static inline __attribute__((always_inline)) unsigned long warm_phase(unsigned long x)
+{
+	return warm_outer(x, 150);
+}
+
 NOINLINE static unsigned long do_round(unsigned long x)
 {
 	x = hot_loop(x, 500);
 	x = lib_checksum(x, 300);
-	x = warm_outer(x, 150);
+	x = warm_phase(x);
 	x = tiny_leaf(x, 50);
 	/* work after the last call: no tail call, so do_round stays on the stack */
 	__asm__ volatile("" : "+r"(x));

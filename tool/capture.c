@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "capture.h"
+#include "srcline.h"
 
 #define CAP_HEADER_SIZE 32
 #define CAP_BOM 0x01020304U
@@ -237,6 +238,7 @@ static void write_dsos(struct cap_out *w, const struct report *rep, const struct
 		put_u16(sb, d->e_type);
 		put_u16(sb, d->e_machine);
 		put_u32(sb, d->symsrc);
+		put_str(sb, d->symsrc_path);
 		put_u32(sb, d->nr_segs);
 		for (j = 0; j < d->nr_segs; j++) {
 			put_u64(sb, d->segs[j].vaddr);
@@ -257,6 +259,7 @@ static void write_dsos(struct cap_out *w, const struct report *rep, const struct
 			put_u64(sb, s->start);
 			put_u64(sb, s->end);
 			put_u32(sb, (u32)s->fs_off);
+			put_u32(sb, s->flags);
 			put_str(sb, dso_sym_name(d, s));
 		}
 		free(hits[i]);
@@ -335,6 +338,62 @@ static void write_jit(struct cap_out *w, const struct resolver *r)
 	}
 }
 
+/* One (file, address) once, whichever mapping or process hit it. */
+static bool first_src(struct u64map *seen, u32 nr_dsos, u32 di, u64 vaddr)
+{
+	u64 key = hash64(vaddr * nr_dsos + di);
+
+	/* a collision drops an entry's lines, never mislabels one */
+	if (u64map_get(seen, key, NULL))
+		return false;
+	u64map_put(seen, key, 1);
+	return true;
+}
+
+/*
+ * LINES: a string table, then per address: DSOS index, ELF virtual address,
+ * source frames (function, file: string indexes; line).
+ */
+static void write_lines(struct cap_out *w, const struct report *rep, const struct maps *ms)
+{
+	struct src_frame src[SRC_MAX_FRAMES];
+	struct strtab strs = { 0 };
+	struct sbuf ent = { 0 };
+	struct u64map seen = { 0 };
+	u32 i, k, n, di;
+
+	strtab_intern(&strs, "");
+	for (i = 0; i < rep->r->nr_fis; i++) {
+		const struct frame_info *fi = &rep->r->fis[i];
+
+		if (!fi->d || (fi->flags & (FI_INLINE | FI_KERNEL)) || !fi->file)
+			continue;
+		di = dso_index(ms, fi->d);
+		if (di == UINT32_MAX || !first_src(&seen, ms->nr_dsos, di, fi->vaddr))
+			continue;
+		n = dso_src_frames(fi->d, fi->vaddr, src, SRC_MAX_FRAMES);
+		if (!n)
+			continue;
+		put_u32(&ent, di);
+		put_u64(&ent, fi->vaddr);
+		put_u32(&ent, n);
+		for (k = 0; k < n; k++) {
+			put_u32(&ent, strtab_intern(&strs, src[k].func ? src[k].func : ""));
+			put_u32(&ent, strtab_intern(&strs, src[k].file ? src[k].file : ""));
+			put_u32(&ent, src[k].line);
+		}
+	}
+	put_u32(&w->sb, strs.nr);
+	for (i = 0; i < strs.nr; i++) {
+		put_str(&w->sb, strtab_str(&strs, i));
+		out_maybe_flush(w);
+	}
+	sbuf_add(&w->sb, ent.buf ? ent.buf : "", ent.len);
+	sbuf_free(&ent);
+	strtab_free(&strs);
+	u64map_free(&seen);
+}
+
 static void write_sections(struct cap_out *w, const struct report *rep, const struct maps *ms)
 {
 	u64 end_off;
@@ -366,6 +425,9 @@ static void write_sections(struct cap_out *w, const struct report *rep, const st
 	section_end(w);
 	section_begin(w, CAP_JIT);
 	write_jit(w, rep->r);
+	section_end(w);
+	section_begin(w, CAP_LINES);
+	write_lines(w, rep, ms);
 	section_end(w);
 	end_off = out_pos(w);
 	section_begin(w, CAP_END);
@@ -632,7 +694,7 @@ static struct dso *real_file(const char *path, const u8 *id, u32 id_len, const c
 	return d;
 }
 
-static int read_one_dso(struct cursor *c, struct maps *ms, const char *symfs)
+static int read_one_dso(struct cursor *c, struct maps *ms, const char *symfs, u32 version)
 {
 	u8 id[DSO_BUILD_ID_MAX];
 	u32 id_len, nr, i;
@@ -653,6 +715,14 @@ static int read_one_dso(struct cursor *c, struct maps *ms, const char *symfs)
 	d->e_type = get_u16(c);
 	d->e_machine = get_u16(c);
 	(void)get_u32(c); /* symbol source at record time: informational */
+	if (version >= 2) {
+		d->symsrc_path = get_str(c); /* the file they came from */
+		if (!d->symsrc_path) {
+			free(path);
+			dso_free(d);
+			return -1;
+		}
+	}
 	nr = get_u32(c);
 	for (i = 0; i < nr && !c->bad; i++) {
 		struct dso_seg g;
@@ -670,6 +740,7 @@ static int read_one_dso(struct cursor *c, struct maps *ms, const char *symfs)
 	for (i = 0; i < nr && !c->bad; i++) {
 		u64 start = get_u64(c), end = get_u64(c);
 		s32 fs_off = (s32)get_u32(c);
+		u32 flags = version >= 2 ? get_u32(c) : DSYM_SIZED;
 		char *name = get_str(c);
 
 		if (!name)
@@ -677,6 +748,7 @@ static int read_one_dso(struct cursor *c, struct maps *ms, const char *symfs)
 		if (fs_off < FS_OFF_UNKNOWN || fs_off > 4 * 64)
 			fs_off = FS_OFF_UNKNOWN;
 		dso_add_sym(d, start, end, name, fs_off);
+		d->syms[d->nr_syms - 1].flags = (flags & DSYM_STORED_MASK) | DSYM_SIZED;
 		free(name);
 	}
 	dso_sort_syms(d);
@@ -689,6 +761,55 @@ static int read_one_dso(struct cursor *c, struct maps *ms, const char *symfs)
 	VEC_GROW(ms->dsos, ms->nr_dsos, ms->alloc_dsos);
 	ms->dsos[ms->nr_dsos++] = d;
 	return c->bad ? -1 : 0;
+}
+
+static int read_lines(struct cursor *c, struct maps *ms, u32 first_dso)
+{
+	struct src_frame src[SRC_MAX_FRAMES];
+	u32 nr_strs = get_u32(c), i, k, n, di;
+	char **strs;
+	int ret = -1;
+
+	/* every string takes at least its 4-byte length */
+	if (c->bad || nr_strs > (c->len - c->pos) / 4 + 1)
+		return -1;
+	strs = xcalloc(nr_strs ? nr_strs : 1, sizeof(*strs));
+	for (i = 0; i < nr_strs; i++) {
+		strs[i] = get_str(c);
+		if (!strs[i])
+			goto out;
+	}
+	while (c->pos < c->len && !c->bad) {
+		u64 vaddr;
+		struct dso *d;
+
+		di = get_u32(c);
+		vaddr = get_u64(c);
+		n = get_u32(c);
+		if (c->bad || di >= ms->nr_dsos - first_dso || !n || n > SRC_MAX_FRAMES)
+			goto out;
+		for (k = 0; k < n; k++) {
+			u32 func = get_u32(c), file = get_u32(c);
+
+			src[k].line = get_u32(c);
+			if (c->bad || func >= nr_strs || file >= nr_strs)
+				goto out;
+			src[k].func = *strs[func] ? strs[func] : NULL;
+			src[k].file = *strs[file] ? strs[file] : NULL;
+		}
+		d = ms->dsos[first_dso + di];
+		/* a real file found under --symfs has its own DWARF */
+		if (!d->elf)
+			dso_add_src(d, vaddr, src, n);
+	}
+	ret = c->bad ? -1 : 0;
+out:
+	for (i = 0; i < nr_strs; i++)
+		free(strs[i]);
+	free(strs);
+	for (i = first_dso; i < ms->nr_dsos; i++)
+		dso_sort_src(ms->dsos[i]);
+	return ret;
 }
 
 static int read_maps(struct cursor *c, struct maps *ms, u32 first_dso)
@@ -777,6 +898,8 @@ static const char *section_name(u32 type)
 		return "KSYMS";
 	case CAP_JIT:
 		return "JIT";
+	case CAP_LINES:
+		return "LINES";
 	case CAP_END:
 		return "END";
 	default:
@@ -834,7 +957,7 @@ int capture_read_mem(const void *data, size_t size, struct profile *p, struct ma
 			break;
 		case CAP_DSOS:
 			while (!ret && c.pos < c.len)
-				ret = read_one_dso(&c, ms, symfs);
+				ret = read_one_dso(&c, ms, symfs, version);
 			break;
 		case CAP_MAPS:
 			ret = read_maps(&c, ms, first_dso);
@@ -844,6 +967,9 @@ int capture_read_mem(const void *data, size_t size, struct profile *p, struct ma
 			break;
 		case CAP_JIT:
 			ret = read_jit(&c, r);
+			break;
+		case CAP_LINES:
+			ret = read_lines(&c, ms, first_dso);
 			break;
 		case CAP_END:
 			if (len < 16 || get_u64(&c) != nr || get_u64(&c) != pos)

@@ -13,12 +13,17 @@
  * Sections: META (text "key=value" lines: tool and kernel versions, event,
  * PMU, period, target, counters), RECORDS (the session's records exactly
  * as the rings held them, in time order), COMMS (pid -> name), DSOS (for
- * every mapped file: path, build-id, PT_LOAD segments and the symbols the
- * session's samples hit, so a report needs no binaries), MAPS (the
- * executable mappings seen, per process and generation, each naming its
- * DSOS entry), KSYMS (the kernel and module symbols the samples hit, or the
- * note that they were hidden), JIT (perf-PID.map symbols).  Unknown section
- * types are skipped; a missing END means the file was cut short.
+ * every mapped file: path, build-id, PT_LOAD segments, where its symbols
+ * came from, and the symbols the session's samples hit, so a report needs
+ * no binaries), MAPS (the executable mappings seen, per process and
+ * generation, each naming its DSOS entry), KSYMS (the kernel and module
+ * symbols the samples hit, or the note that they were hidden), JIT
+ * (perf-PID.map symbols), LINES (for each address the samples hit, its
+ * source frames: file, line and inline chain, see srcline.h).  Unknown
+ * section types are skipped; a missing END means the file was cut short.
+ *
+ * Version 2 added LINES, the symbol source of each DSOS entry and a flags
+ * word per symbol (DSYM_*); version 1 files still read.
  *
  * When reading, a file found at --symfs DIR + path (or at the path itself)
  * whose build-id equals the recorded one replaces the stored symbols.
@@ -29,7 +34,7 @@
 #include "report.h"
 
 #define CAP_MAGIC "CYCSCAP" /* plus the terminating NUL: 8 bytes */
-#define CAP_VERSION 1
+#define CAP_VERSION 2
 
 enum cap_section_type {
 	CAP_META = 1,
@@ -39,6 +44,7 @@ enum cap_section_type {
 	CAP_MAPS = 5,
 	CAP_KSYMS = 6,
 	CAP_JIT = 7,
+	CAP_LINES = 8,
 	CAP_END = 0xffff,
 };
 

@@ -16,6 +16,7 @@
 
 #include "capture.h"
 #include "demangle.h"
+#include "srcline.h"
 #include "report.h"
 #include "session.h"
 
@@ -31,6 +32,7 @@ struct options {
 	bool quiet;
 	bool no_demangle;
 	bool no_leaf_repair;
+	bool no_inline;
 	int nr_targets;
 };
 
@@ -50,6 +52,7 @@ enum long_only {
 	OPT_NO_LEAF_REPAIR,
 	OPT_DEBUG_DIR,
 	OPT_KALLSYMS,
+	OPT_NO_INLINE,
 };
 
 static const struct option long_opts[] = {
@@ -80,6 +83,7 @@ static const struct option long_opts[] = {
 	{ "percent-limit", required_argument, NULL, OPT_PERCENT_LIMIT },
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 	{ "no-leaf-repair", no_argument, NULL, OPT_NO_LEAF_REPAIR },
+	{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -92,7 +96,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"Usage: cycread [options] [-p PID | -t TID | -a | [--] CMD [ARGS]]\n"
 		"       cycread report -i FILE [report options]\n"
-		"       cycread addr2sym -e ELF [ADDR...]\n"
+		"       cycread addr2sym -e ELF [-i] [ADDR...]\n"
 		"Sample CPU cycles through " CYCSAMPLE_DEVICE " and show where the time goes.\n"
 		"\n"
 		"Target (one):\n"
@@ -119,8 +123,9 @@ static void usage(FILE *f)
 		"      --folded          collapsed stacks for FlameGraph or speedscope\n"
 		"      --svg FILE        write an interactive flame graph\n"
 		"      --children        add inclusive percentages\n"
-		"  -s, --sort KEYS       from comm,pid,dso,sym (default dso,sym)\n"
+		"  -s, --sort KEYS       from comm,pid,tid,dso,sym,srcline (default dso,sym)\n"
 		"      --percent-limit P hide rows below P %%\n"
+		"      --no-inline       no frames for inlined functions (source lines stay)\n"
 		"      --no-demangle, --no-leaf-repair, --debug-dir DIR, --kallsyms FILE\n"
 		"  -q, --quiet           no report on stdout;  -v, --verbose\n"
 		"  -h, --help;  -V, --version\n"
@@ -253,7 +258,8 @@ static void parse(struct options *o, int argc, char **argv)
 			break;
 		case 's':
 			if (!report_parse_sort(&o->rep, optarg, &bad))
-				bad_usage("sort keys: '%s' (use comm,pid,dso,sym)", bad);
+				bad_usage("sort keys: '%s' (use comm,pid,tid,dso,sym,srcline)",
+					  bad);
 			break;
 		case OPT_PERCENT_LIMIT:
 			errno = 0;
@@ -267,6 +273,9 @@ static void parse(struct options *o, int argc, char **argv)
 			break;
 		case OPT_NO_LEAF_REPAIR:
 			o->no_leaf_repair = true;
+			break;
+		case OPT_NO_INLINE:
+			o->no_inline = true;
 			break;
 		case 'q':
 			o->quiet = true;
@@ -379,21 +388,58 @@ out:
 	return ret;
 }
 
+/* A name as reports show it: demangled when it is mangled. */
+static void put_name(struct sbuf *sb, const char *name)
+{
+	char *dm = name ? demangle(name) : NULL;
+
+	sbuf_addstr(sb, dm ? dm : name ? name : "??");
+	free(dm);
+}
+
+/*
+ * One address the way addr2line -a -f -i -C prints it: the address, then per
+ * source frame (innermost first) its function and file:line; the last frame
+ * is named by its symbol, as cycread's reports name it.
+ */
+static void a2l_lines(struct dso *d, u64 addr, struct sbuf *sb)
+{
+	struct src_frame src[SRC_MAX_FRAMES];
+	const struct dso_sym *s = dso_find(d, addr);
+	u32 n = dso_src_frames(d, addr, src, SRC_MAX_FRAMES), k;
+
+	sbuf_printf(sb, "0x%016llx\n", addr);
+	if (!n) {
+		src[0] = (struct src_frame){ 0 };
+		n = 1;
+	}
+	for (k = 0; k < n; k++) {
+		put_name(sb, k + 1 == n && s ? dso_sym_name(d, s) : src[k].func);
+		if (src[k].file)
+			sbuf_printf(sb, "\n%s:%u\n", src[k].file, src[k].line);
+		else
+			sbuf_addstr(sb, "\n??:0\n");
+	}
+}
+
 /* addr2sym: name ELF virtual addresses of one file (tests and benchmarks). */
 static int addr2sym(int argc, char **argv)
 {
 	struct dso_search search = { 0 };
 	const char *elf = NULL, *why;
 	struct sbuf line = { 0 };
+	bool a2l = false;
 	struct dso *d;
 	char buf[256];
 	int c, i;
 
-	while ((c = getopt(argc, argv, "e:D:")) != -1) {
+	while ((c = getopt(argc, argv, "e:D:i")) != -1) {
 		if (c == 'e')
 			elf = optarg;
 		else if (c == 'D')
 			search.debug_dir = optarg;
+		else if (c == 'i')
+			a2l = true;
 		else
 			return EXIT_USAGE;
 	}
@@ -408,7 +454,6 @@ static int addr2sym(int argc, char **argv)
 	for (i = optind; i < argc || (i == argc && optind == argc); i++) {
 		const char *arg = argv[i];
 		struct dso_sym *s;
-		char *dm;
 		u64 addr;
 
 		if (optind == argc) {
@@ -422,15 +467,18 @@ static int addr2sym(int argc, char **argv)
 			pr_err("%s: not an address", arg);
 			continue;
 		}
-		s = dso_find(d, addr);
 		sbuf_reset(&line);
-		if (s) {
-			dm = demangle(dso_sym_name(d, s));
-			sbuf_printf(&line, "0x%llx %s+0x%llx\n", addr, dm ? dm : dso_sym_name(d, s),
-				    addr - s->start);
-			free(dm);
+		if (a2l) {
+			a2l_lines(d, addr, &line);
 		} else {
-			sbuf_printf(&line, "0x%llx ??\n", addr);
+			s = dso_find(d, addr);
+			sbuf_printf(&line, "0x%llx ", addr);
+			if (s) {
+				put_name(&line, dso_sym_name(d, s));
+				sbuf_printf(&line, "+0x%llx\n", addr - s->start);
+			} else {
+				sbuf_addstr(&line, "??\n");
+			}
 		}
 		fputs(line.buf, stdout);
 	}
@@ -473,6 +521,7 @@ int main(int argc, char **argv)
 	r.kallsyms_path = o.kallsyms;
 	r.demangle = !o.no_demangle;
 	r.leaf_repair = !o.no_leaf_repair;
+	r.inline_frames = !o.no_inline;
 
 	if (o.input) {
 		if (capture_read(o.input, &p, &ms, &r, o.symfs, err, sizeof(err))) {

@@ -14,6 +14,7 @@
 #include <zlib.h>
 
 #include "elfsym.h"
+#include "srcline.h"
 
 /* Bounds that no real binary reaches; beyond them the file is hostile. */
 #define MAX_SECTIONS (1U << 20)
@@ -45,6 +46,10 @@ void dso_free(struct dso *d)
 {
 	if (!d)
 		return;
+	dso_src_free(d);
+	if (d->debug_elf)
+		elf_end(d->debug_elf);
+	free(d->dwarf_path);
 	if (d->elf)
 		elf_end(d->elf);
 	if (d->fd >= 0)
@@ -657,7 +662,10 @@ void dso_load_syms(struct dso *d, const struct dso_search *s)
 				d->symsrc_path = dpath;
 				dpath = NULL;
 			}
-			elf_end(delf);
+			/* kept for its DWARF; libelf has mapped it, the fd can go */
+			d->debug_elf = delf;
+			if (elf_cntl(delf, ELF_C_FDDONE))
+				pr_debug("%s: cannot detach libelf from its file", dpath);
 			close(dfd);
 			free(dpath);
 		}

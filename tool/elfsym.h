@@ -38,6 +38,8 @@ struct dso_seg {
 
 #define DSYM_DYNSYM (1U << 0) /* came from .dynsym */
 #define DSYM_SIZED (1U << 1) /* st_size was not 0 */
+/* the flags a capture file keeps */
+#define DSYM_STORED_MASK 0U
 
 struct dso_sym {
 	u64 start; /* struct ivhead: start and end first */
@@ -77,6 +79,10 @@ struct dso {
 	bool syms_loaded;
 	enum dso_symsrc symsrc;
 	char *symsrc_path; /* file the symbols came from */
+	void *debug_elf; /* Elf * of the separate debug file, kept for its DWARF */
+	char *dwarf_path; /* file the DWARF comes from */
+	struct dso_dwarf *dwarf; /* srcline.c, on first use */
+	struct dso_src *src; /* source frames stored in a capture */
 	struct dso_sym *syms; /* sorted by start once loaded */
 	u32 nr_syms;
 	u32 syms_alloc;

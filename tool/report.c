@@ -15,10 +15,8 @@ bool report_parse_sort(struct report_opts *o, const char *arg, const char **bad)
 		const char *name;
 		enum report_key key;
 	} names[] = {
-		{ "comm", KEY_COMM },
-		{ "pid", KEY_PID },
-		{ "dso", KEY_DSO },
-		{ "sym", KEY_SYM },
+		{ "comm", KEY_COMM }, { "pid", KEY_PID },	  { "dso", KEY_DSO },
+		{ "sym", KEY_SYM },   { "srcline", KEY_SRCLINE }, { "tid", KEY_TID },
 	};
 	char *copy = xstrdup(arg), *tok, *save = NULL;
 	u32 i;
@@ -261,6 +259,8 @@ void report_frame_name(const struct report *rep, u32 fi, bool kernel, struct sbu
 			sb->buf[i] = ' ';
 	if (kernel)
 		sbuf_addstr(sb, "_[k]");
+	else if (res_fi(rep->r, fi)->flags & FI_INLINE)
+		sbuf_addstr(sb, "_[i]");
 }
 
 /* ---- top ---------------------------------------------------------------- */
@@ -289,14 +289,17 @@ static u32 top_row(struct top *t, const struct report *rep, const struct report_
 	const struct frame_info *fi = res_fi(rep->r, rep->frames[rs->first + frame]);
 	u32 fields[REPORT_MAX_KEYS], i, key_id, fi_idx = rep->frames[rs->first + frame];
 	struct sbuf key = { 0 }, val = { 0 };
-	bool per_pid = false;
+	bool per_pid = false, per_tid = false;
 	struct top_row *row;
-	u64 idx, fkey;
+	u64 idx, fkey, task;
 
-	for (i = 0; i < o->nr_keys; i++)
+	for (i = 0; i < o->nr_keys; i++) {
 		per_pid |= o->keys[i] == KEY_COMM || o->keys[i] == KEY_PID;
+		per_tid |= o->keys[i] == KEY_TID;
+	}
 	/* a row depends only on these: skip building its key string again */
-	fkey = ((per_pid ? (u64)s->pid : 0) << 33) | (u64)fi_idx << 1 | (frame < rs->nr_kernel);
+	task = per_tid ? s->tid : per_pid ? s->pid : 0;
+	fkey = (task << 33) | (u64)fi_idx << 1 | (frame < rs->nr_kernel);
 	if (u64map_get(&t->rows_by_frame, fkey, &idx))
 		return idx;
 
@@ -316,6 +319,14 @@ static u32 top_row(struct top *t, const struct report *rep, const struct report_
 			sbuf_addstr(&val, res_str(rep->r, fi->func));
 			if (frame < rs->nr_kernel)
 				sbuf_addstr(&val, " [k]");
+			else if (fi->flags & FI_INLINE)
+				sbuf_addstr(&val, " (inlined)");
+			break;
+		case KEY_SRCLINE:
+			res_format_srcline(rep->r, fi_idx, false, &val);
+			break;
+		case KEY_TID:
+			sbuf_printf(&val, "%u", s->tid);
 			break;
 		}
 		fields[i] = strtab_intern(&t->strs, val.buf);
@@ -376,6 +387,10 @@ static const char *key_title(enum report_key k)
 		return "Pid";
 	case KEY_DSO:
 		return "Shared object";
+	case KEY_SRCLINE:
+		return "Source:Line";
+	case KEY_TID:
+		return "Tid";
 	default:
 		return "Symbol";
 	}

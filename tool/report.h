@@ -20,9 +20,11 @@ enum report_key {
 	KEY_PID,
 	KEY_DSO,
 	KEY_SYM,
+	KEY_SRCLINE, /* file:line of the frame (base name) */
+	KEY_TID,
 };
 
-#define REPORT_MAX_KEYS 4
+#define REPORT_MAX_KEYS 6
 
 struct report_opts {
 	bool raw;
@@ -70,7 +72,7 @@ void report_raw(const struct report *rep, FILE *out);
 void report_folded(const struct report *rep, FILE *out);
 int report_svg(const struct report *rep, const char *path, const char *title);
 
-/* The folded name of a frame (kernel frames get the "_[k]" annotation). */
+/* The folded name of a frame (kernel frames get "_[k]", inline frames "_[i]"). */
 void report_frame_name(const struct report *rep, u32 fi, bool kernel, struct sbuf *sb);
 /* The first folded frame: the command name (spaces become '_'). */
 void report_comm_name(const struct report *rep, u32 pid, struct sbuf *sb);

@@ -5,7 +5,11 @@
  * stackcollapse-perf.pl read it too):
  *
  *   comm pid/tid [cpu] secs.nsecs: period event: mode regs
- *   <tab>address symbol+0xoff (file)
+ *   <tab>address symbol+0xoff (file) source.c:line
+ *
+ * An inlined function's frame reads "<tab>address name (inlined) file:line"
+ * and comes before the frame it was inlined into, as in perf script.  The
+ * source line, when known, ends the frame's line.
  */
 #include <string.h>
 
@@ -52,8 +56,17 @@ static void raw_sample(const struct report *rep, const struct rsample *rs, FILE 
 
 		sbuf_reset(sb);
 		res_format_frame(rep->r, &f, sb);
-		fprintf(out, "\t%16llx %s (%s)", f.addr, sb->buf, res_str(rep->r, fi->path));
-		if (f.flags & SF_INSERTED)
+		if (fi->flags & FI_INLINE)
+			fprintf(out, "\t%16llx %s (inlined)", f.addr, sb->buf);
+		else
+			fprintf(out, "\t%16llx %s (%s)", f.addr, sb->buf,
+				res_str(rep->r, fi->path));
+		if (fi->file != RES_NO_STR) {
+			sbuf_reset(sb);
+			res_format_srcline(rep->r, f.fi, true, sb);
+			fprintf(out, " %s", sb->buf);
+		}
+		if ((f.flags & SF_INSERTED) && !(f.flags & SF_INLINE))
 			fprintf(out, " [caller from lr: %s]", leaf_verdict_str(rs->leaf));
 		fputc('\n', out);
 	}

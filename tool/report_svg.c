@@ -32,6 +32,7 @@ enum node_kind {
 	NODE_USER,
 	NODE_KERNEL,
 	NODE_JIT,
+	NODE_INLINE,
 	NODE_UNKNOWN,
 };
 
@@ -92,6 +93,8 @@ static u8 frame_kind(const struct report *rep, u32 fi, bool kernel)
 		return NODE_UNKNOWN;
 	if (f->flags & FI_JIT)
 		return NODE_JIT;
+	if (f->flags & FI_INLINE)
+		return NODE_INLINE;
 	return kernel ? NODE_KERNEL : NODE_USER;
 }
 
@@ -221,6 +224,10 @@ static void node_color(const struct ftree *t, const struct fnode *n, char *buf, 
 		break;
 	case NODE_JIT:
 		snprintf(buf, len, "rgb(%u,%u,%u)", 80 + v1 % 50, 190 + v2 % 50, 80 + v1 % 40);
+		break;
+	case NODE_INLINE:
+		/* aqua, as flame graph tools colour "_[i]" frames */
+		snprintf(buf, len, "rgb(%u,%u,%u)", 80 + v1 % 40, 200 + v2 % 40, 200 + v1 % 40);
 		break;
 	case NODE_UNKNOWN:
 		snprintf(buf, len, "rgb(%u,%u,%u)", 185 + v1 % 20, 185 + v1 % 20, 185 + v1 % 20);

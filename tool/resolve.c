@@ -10,6 +10,7 @@
 
 #include "demangle.h"
 #include "resolve.h"
+#include "srcline.h"
 
 /* Re-read a process's maps for unknown addresses at most this often. */
 #define REFRESH_INTERVAL_NS (20 * 1000 * 1000ULL)
@@ -33,7 +34,9 @@ void res_init(struct resolver *r, struct maps *maps, bool live)
 	r->live = live;
 	r->demangle = true;
 	r->leaf_repair = true;
+	r->inline_frames = true;
 	r->jit_dir = "/tmp";
+	strtab_intern(&r->strs, ""); /* RES_NO_STR */
 }
 
 void res_free(struct resolver *r)
@@ -232,8 +235,42 @@ static void resolve_anon(struct resolver *r, struct frame_info *fi, u32 pid, u64
 	fi->path = fi->dso;
 }
 
-static void resolve_file(struct resolver *r, struct frame_info *fi, const struct map *m, u64 addr)
+/*
+ * The source frames at the address: the frame's own file and line, and one
+ * frame_info per inlined function, right after @idx (innermost first).
+ */
+static void resolve_src(struct resolver *r, u32 idx)
 {
+	struct src_frame src[SRC_MAX_FRAMES];
+	struct frame_info *fi = &r->fis[idx];
+	u32 n, k, first = r->nr_fis;
+
+	n = dso_src_frames(fi->d, fi->vaddr, src, SRC_MAX_FRAMES);
+	if (!n)
+		return;
+	fi->file = src[n - 1].file ? intern(r, src[n - 1].file) : RES_NO_STR;
+	fi->line = src[n - 1].line;
+	for (k = 0; k + 1 < n; k++) {
+		u32 i = new_fi(r);
+		struct frame_info *in = &r->fis[i], *real = &r->fis[idx];
+
+		*in = *real;
+		in->func = display_name(r, src[k].func ? src[k].func : "??");
+		in->file = src[k].file ? intern(r, src[k].file) : RES_NO_STR;
+		in->line = src[k].line;
+		in->off = 0;
+		in->sym = NULL;
+		in->reason = UR_NONE;
+		in->flags = FI_RESOLVED | FI_INLINE;
+		in->nr_inl = 0;
+	}
+	r->fis[idx].inl = first;
+	r->fis[idx].nr_inl = n - 1;
+}
+
+static void resolve_file(struct resolver *r, u32 idx, const struct map *m, u64 addr)
+{
+	struct frame_info *fi = &r->fis[idx];
 	u64 off = addr - m->start + m->pgoff, vaddr;
 	struct dso *d = m->dso;
 	const char *base;
@@ -248,20 +285,22 @@ static void resolve_file(struct resolver *r, struct frame_info *fi, const struct
 		fi->reason = UR_NO_FILE;
 		return;
 	}
-	dso_load_syms(d, &r->maps->search);
-	if (!d->nr_syms) {
-		fi->reason = UR_NO_SYMBOLS;
-		return;
-	}
-	fi->sym = dso_off_to_vaddr(d, off, &vaddr) ? dso_find(d, vaddr) : NULL;
-	if (!fi->sym) {
-		fi->reason = UR_NO_SYMBOL;
-		return;
-	}
 	fi->d = d;
-	fi->func = display_name(r, dso_sym_name(d, fi->sym));
-	fi->off = vaddr - fi->sym->start;
-	fi->flags |= FI_RESOLVED;
+	dso_load_syms(d, &r->maps->search);
+	if (!dso_off_to_vaddr(d, off, &vaddr)) {
+		fi->reason = d->nr_syms ? UR_NO_SYMBOL : UR_NO_SYMBOLS;
+		return;
+	}
+	fi->vaddr = vaddr;
+	fi->sym = dso_find(d, vaddr);
+	if (fi->sym) {
+		fi->func = display_name(r, dso_sym_name(d, fi->sym));
+		fi->off = vaddr - fi->sym->start;
+		fi->flags |= FI_RESOLVED;
+	} else {
+		fi->reason = d->nr_syms ? UR_NO_SYMBOL : UR_NO_SYMBOLS;
+	}
+	resolve_src(r, idx);
 }
 
 static struct map *find_map(struct resolver *r, u32 pid, u64 time, u64 addr)
@@ -351,7 +390,7 @@ u32 res_user(struct resolver *r, u32 pid, u64 time, u64 addr)
 	fi = &r->fis[i];
 	fi->map = m;
 	if (m->kind == MAP_FILE || (m->kind == MAP_VDSO && m->dso))
-		resolve_file(r, fi, m, addr);
+		resolve_file(r, i, m, addr);
 	else
 		resolve_anon(r, fi, pid, addr);
 	u64map_put(cache, addr, i);
@@ -396,12 +435,23 @@ static u64 lookup_addr(u64 addr, bool is_return)
 	return is_return && addr ? addr - 1 : addr;
 }
 
-static void push_user(struct resolver *r, struct stack *st, const struct cycsample_sample *s,
-		      u64 addr, bool is_return, u8 flags)
+/* A frame and, before it, the functions inlined at its address; the frame's index. */
+static u32 push_expanded(struct resolver *r, struct stack *st, u32 fi, u64 addr, u64 off, u8 flags)
+{
+	u32 k;
+
+	for (k = 0; r->inline_frames && k < r->fis[fi].nr_inl; k++)
+		push(st, r->fis[fi].inl + k, addr, 0, flags | SF_INLINE);
+	push(st, fi, addr, off, flags);
+	return st->nr - 1;
+}
+
+static u32 push_user(struct resolver *r, struct stack *st, const struct cycsample_sample *s,
+		     u64 addr, bool is_return, u8 flags)
 {
 	u32 fi = res_user(r, s->pid, s->time, lookup_addr(addr, is_return));
 
-	push(st, fi, addr, r->fis[fi].off + (is_return && addr ? 1 : 0), flags);
+	return push_expanded(r, st, fi, addr, r->fis[fi].off + (is_return && addr ? 1 : 0), flags);
 }
 
 static void push_kernel(struct resolver *r, struct stack *st, u64 addr, bool is_return)
@@ -474,14 +524,14 @@ static void leaf_repair(struct resolver *r, struct stack *st, const struct rec_s
 		return;
 	st->leaf = verdict;
 	r->leaf_inserted++;
-	push(st, lr_idx, lr, r->fis[lr_idx].off + 1, SF_INSERTED);
+	push_expanded(r, st, lr_idx, lr, r->fis[lr_idx].off + 1, SF_INSERTED);
 }
 
 void res_stack(struct resolver *r, const struct rec_sample *v, struct stack *st)
 {
 	const struct cycsample_sample *s = v->s;
 	bool first = true;
-	u32 i, start;
+	u32 i, pc_frame;
 
 	st->nr = 0;
 	st->leaf = LEAF_KEEP;
@@ -502,10 +552,9 @@ void res_stack(struct resolver *r, const struct rec_sample *v, struct stack *st)
 	for (i = 0; i < s->nr_user; i++) {
 		if (rec_frame_is_marker(v->uframes[i]) || (!v->uframes[i] && !first))
 			continue;
-		start = st->nr;
-		push_user(r, st, s, v->uframes[i], !first, 0);
+		pc_frame = push_user(r, st, s, v->uframes[i], !first, 0);
 		if (first && r->leaf_repair)
-			leaf_repair(r, st, v, start);
+			leaf_repair(r, st, v, pc_frame);
 		first = false;
 	}
 count:
@@ -519,7 +568,9 @@ void res_format_frame(const struct resolver *r, const struct stack_frame *f, str
 {
 	const struct frame_info *fi = &r->fis[f->fi];
 
-	if (fi->flags & FI_RESOLVED) {
+	if (fi->flags & FI_INLINE) {
+		sbuf_addstr(sb, res_str(r, fi->func));
+	} else if (fi->flags & FI_RESOLVED) {
 		sbuf_printf(sb, "%s+0x%llx", res_str(r, fi->func), f->off);
 	} else if (fi->reason == UR_NO_FILE || fi->reason == UR_NO_SYMBOLS ||
 		   fi->reason == UR_NO_SYMBOL) {
@@ -527,4 +578,16 @@ void res_format_frame(const struct resolver *r, const struct stack_frame *f, str
 	} else {
 		sbuf_addstr(sb, res_str(r, fi->func));
 	}
+}
+
+void res_format_srcline(const struct resolver *r, u32 idx, bool full, struct sbuf *sb)
+{
+	const struct frame_info *fi = &r->fis[idx];
+	const char *file = res_str(r, fi->file), *slash = strrchr(file, '/');
+
+	if (!*file) {
+		sbuf_addstr(sb, "??:0");
+		return;
+	}
+	sbuf_printf(sb, "%s:%u", full || !slash ? file : slash + 1, fi->line);
 }

@@ -3,11 +3,27 @@
  * Turn a sample's addresses into named frames.
  *
  * User addresses go through the maps of the sample's process at the
- * sample's time, then the mapped file's symbols (elfsym.h), or a JIT map
- * for anonymous code; kernel addresses through kallsyms.  Results are cached
- * per (mapping, address).  Frames that stay unnamed carry a reason, counted
- * per frame for the report's footer.  On arm64 the leaf-caller repair of
- * leaf.h may insert one frame.
+ * sample's time, then the mapped file's symbols (elfsym.h) and source
+ * lines (srcline.h), or a JIT map for anonymous code; kernel addresses
+ * through kallsyms.  Results are cached per (mapping, address).  Frames that
+ * stay unnamed carry a reason, counted per frame for the report's footer.
+ * On arm64 the leaf-caller repair of leaf.h may insert one frame.
+ *
+ * How a report gets a frame's function, file, line and inline chain:
+ *
+ *	const struct frame_info *fi = res_fi(r, stack_frame.fi);
+ *	res_str(r, fi->func)	function (demangled unless --no-demangle)
+ *	res_str(r, fi->dso)	short object name, res_str(r, fi->path) its path
+ *	res_str(r, fi->file)	source file ("" when unknown), fi->line (0: unknown)
+ *	fi->flags & FI_INLINE	an inlined function (no symbol of its own)
+ *
+ * Inline frames are frames of their own: res_stack() puts a function's
+ * inlined callees before it in the stack (innermost first, flagged
+ * SF_INLINE), each with the file and line where it is, its caller with the
+ * line of the call, exactly as addr2line -i lists them.  Every report then
+ * treats them like any other frame; --no-inline (resolver.inline_frames)
+ * leaves them out.  For one frame_info, fi->nr_inl and fi->inl give the
+ * inline frames at its address (res_fi(r, fi->inl + k), k = 0 innermost).
  */
 #ifndef CYCREAD_RESOLVE_H
 #define CYCREAD_RESOLVE_H
@@ -36,22 +52,32 @@ extern const char *const unres_reason_str[UR_MAX];
 #define FI_KERNEL (1U << 0)
 #define FI_RESOLVED (1U << 1) /* func is a real symbol name */
 #define FI_JIT (1U << 2)
+#define FI_INLINE (1U << 3) /* an inlined function, named by DWARF */
 
 /* One resolved location (shared by every sample that hits the address). */
 struct frame_info {
 	u32 func; /* strtab id: symbol name, or "[file]" / "[unknown]" */
 	u32 dso; /* strtab id: short file name ("libc.so.6", "[kernel.kallsyms]") */
 	u32 path; /* strtab id: full path */
-	u64 off; /* looked-up address - symbol start, or file offset */
+	u32 file; /* strtab id: source file, RES_NO_STR ("") when unknown */
+	u32 line; /* source line, 0 when unknown */
+	u32 inl; /* index of the first inline frame at this address */
+	u16 nr_inl; /* inline frames at this address (FI_INLINE, innermost first) */
 	u8 reason; /* enum unres_reason */
 	u8 flags; /* FI_* */
-	struct dso *d; /* for code reading (leaf repair), may be NULL */
+	u64 off; /* looked-up address - symbol start, or file offset */
+	u64 vaddr; /* ELF virtual address looked up (file frames) */
+	struct dso *d; /* the mapped file, may be NULL */
 	struct dso_sym *sym;
 	const struct map *map;
 };
 
+/* strtab id 0 is always "": the unknown file */
+#define RES_NO_STR 0
+
 #define SF_KERNEL (1U << 0)
 #define SF_INSERTED (1U << 1) /* added by the leaf-caller repair */
+#define SF_INLINE (1U << 2) /* an inline frame (before the frame it is inlined in) */
 
 struct stack_frame {
 	u32 fi; /* index of struct frame_info */
@@ -103,6 +129,7 @@ struct resolver {
 	bool live;
 	bool demangle;
 	bool leaf_repair;
+	bool inline_frames; /* put inline frames in the stacks (default) */
 };
 
 void res_init(struct resolver *r, struct maps *maps, bool live);
@@ -127,8 +154,10 @@ static inline const char *res_str(const struct resolver *r, u32 id)
 {
 	return strtab_str(&r->strs, id);
 }
-/* "name+0xoff" (or "file+0xoff" without a symbol) into @sb. */
+/* "name+0xoff" (or "file+0xoff" without a symbol, "name" for inline frames) into @sb. */
 void res_format_frame(const struct resolver *r, const struct stack_frame *f, struct sbuf *sb);
+/* "file:line" into @sb ("??:0" when unknown); the file's base name unless @full. */
+void res_format_srcline(const struct resolver *r, u32 fi, bool full, struct sbuf *sb);
 
 /* Resolve one user address of @pid (tests, addr2sym). */
 u32 res_user(struct resolver *r, u32 pid, u64 time, u64 addr);

@@ -33,7 +33,7 @@ unit()
 {
 	dir=$1
 	label=$2
-	for t in test_records test_interval test_elfsym test_leaf test_capture; do
+	for t in test_records test_interval test_elfsym test_srcline test_leaf test_capture; do
 		log=$dir/$t.log
 		"$dir/$t" >"$log" 2>&1
 		rc=$?
@@ -101,7 +101,12 @@ result $rc "command line ($(grep -c '^ok' "$out/cli.log") checks)" "$out/cli.log
 if [ -x "$out/fuzz/fuzz_capture" ] && [ -x "$out/fuzz/fuzz_elf" ]; then
 	mkdir -p "$out/fuzz/corpus-capture" "$out/fuzz/corpus-elf"
 	cp "$gdir/synth.cyc" "$out/fuzz/corpus-capture/"
+	# a capture with symbols, source lines and inline frames of a real binary
+	gcc -O2 -g -I"$here/fixtures" "$here/fixtures/fx_inline.c" -o "$out/fuzz/fx_inline"
+	"$out/tests/mkcapture" --elf "$out/fuzz/fx_inline" "$out/fuzz/corpus-capture/lines.cyc"
 	gcc -O1 -g -fPIC -shared "$here/fixtures/fx_lib.c" -o "$out/fuzz/corpus-elf/lib.so"
+	# DWARF with inline frames, so the fuzzer starts from real units and line programs
+	cp "$out/fuzz/fx_inline" "$out/fuzz/corpus-elf/inline"
 	strip -o "$out/fuzz/corpus-elf/lib-stripped.so" "$out/fuzz/corpus-elf/lib.so"
 	for f in capture elf; do
 		log=$out/fuzz/fuzz_$f.log

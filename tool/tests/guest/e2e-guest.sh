@@ -87,7 +87,7 @@ for fw in hot_loop:50 lib_checksum:30 warm_inner:15 tiny_leaf:5; do
 	check $? "$f share $((s / 10)).$((s % 10)) % (want $want +- 6)"
 done
 for ch in main:do_round:hot_loop main:do_round:lib_checksum \
-	  main:do_round:warm_outer:warm_inner main:do_round:tiny_leaf; do
+	  main:do_round:warm_phase_[i]:warm_outer:warm_inner main:do_round:tiny_leaf; do
 	chain=$(echo "$ch" | tr : ';')
 	leaf=${ch##*:}
 	all=$(leaf_count $T/demo.folded "$leaf")
@@ -108,6 +108,14 @@ $C report -i $T/demo.cyc --raw >$T/raw.txt
 grep -q "^demo [0-9]*/[0-9]* \[[0-9]*\] [0-9]*\.[0-9]*: [0-9]* " $T/raw.txt &&
 	grep -q "hot_loop+0x[0-9a-f]* (/mnt/add/demo)" $T/raw.txt
 check $? "--raw: sample header and 'symbol+0xoff (file)' frames"
+# source lines and inline frames (DWARF of the demo, which is built with -g)
+grep -q "hot_loop+0x[0-9a-f]* (/mnt/add/demo) .*demo\.c:[0-9][0-9]*" $T/raw.txt
+check $? "--raw: a source line on the demo's frames (demo.c:N)"
+grep -q "warm_phase (inlined) .*demo\.c:[0-9][0-9]*" $T/raw.txt
+check $? "--raw: the inlined warm_phase as an inline frame with its line"
+$C report -i $T/demo.cyc --sort srcline >$T/srcline.txt 2>&1
+grep -q "demo\.c:[0-9][0-9]*" $T/srcline.txt
+check $? "--sort srcline: rows by demo.c:line"
 head -c 9 $T/demo.svg | grep -q "<?xml" && tail -c 8 $T/demo.svg | grep -q "</svg>" &&
 	grep -q "hot_loop" $T/demo.svg
 check $? "--svg written, complete, names hot_loop"

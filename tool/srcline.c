@@ -1,0 +1,535 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * DWARF lines and inline frames per address (see srcline.h): a table of the
+ * compilation units' address ranges, and per unit, built on first use, the
+ * ranges of its functions and inlined instances with their call sites.
+ */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "srcline.h"
+
+/* Bounds no real unit reaches; beyond them the DWARF is taken as hostile. */
+#define MAX_DIE_DEPTH 256
+#define MAX_UNIT_NODES (1U << 22)
+#define MAX_UNITS (1U << 22)
+
+/* One address range of a function or an inlined instance. */
+struct fn_range {
+	u64 start; /* struct ivhead */
+	u64 end;
+	u32 node;
+	u32 depth; /* equal starts: the deeper one sorts later, so it is found first */
+};
+
+struct fn_node {
+	u32 parent; /* the scope an inlined instance sits in; IV_NONE for a function */
+	u32 call_file; /* DW_AT_call_file: index into the unit's file table */
+	u32 call_line;
+	const char *name;
+};
+
+struct unit {
+	Dwarf_Die die;
+	bool loaded;
+	struct fn_range *ranges;
+	u32 nr_ranges;
+	u32 alloc_ranges;
+	struct ivindex index;
+	struct fn_node *nodes;
+	u32 nr_nodes;
+	u32 alloc_nodes;
+	Dwarf_Files *files;
+	size_t nr_files;
+	const char *comp_dir; /* relative file names are relative to it */
+};
+
+struct unit_range {
+	u64 start; /* struct ivhead */
+	u64 end;
+	u32 unit;
+};
+
+struct dso_dwarf {
+	Dwarf *dw;
+	struct unit *units;
+	u32 nr_units;
+	u32 alloc_units;
+	struct unit_range *ranges;
+	u32 nr_ranges;
+	u32 alloc_ranges;
+	struct ivindex index;
+	struct u64map abs_files; /* libdw's file name (pointer) -> offset in abs_names */
+	struct strpool abs_names;
+	bool broken; /* warned once: symbols only from now on */
+};
+
+/* Stored source frames of a capture: sorted by address. */
+struct stored_addr {
+	u64 vaddr;
+	u32 first;
+	u32 nr;
+};
+
+struct stored_frame {
+	u32 func; /* offsets into dso.names; 0: none */
+	u32 file;
+	u32 line;
+};
+
+struct dso_src {
+	struct stored_addr *addrs;
+	u32 nr_addrs;
+	u32 alloc_addrs;
+	struct stored_frame *frames;
+	u32 nr_frames;
+	u32 alloc_frames;
+};
+
+/* One warning per file, then nothing more from its DWARF. */
+static void dwarf_broken(struct dso *d, struct dso_dwarf *dd, const char *what)
+{
+	int err = dwarf_errno();
+
+	if (!dd->broken)
+		pr_warn("%s: %s%s%s; its frames keep their symbols, without source lines",
+			d->dwarf_path ? d->dwarf_path : d->path, what, err ? ": " : "",
+			err ? dwarf_errmsg(err) : "");
+	dd->broken = true;
+}
+
+static bool has_debug_info(Elf *elf)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx))
+		return false;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (name && (!strcmp(name, ".debug_info") || !strcmp(name, ".zdebug_info")))
+			return true;
+	}
+	return false;
+}
+
+/* The Elf to read DWARF from: the binary's own, else its debug file's. */
+static Elf *dwarf_elf(struct dso *d, const char **path)
+{
+	if (has_debug_info(d->elf)) {
+		*path = d->path;
+		return d->elf;
+	}
+	if (has_debug_info(d->debug_elf)) {
+		*path = d->symsrc_path;
+		return d->debug_elf;
+	}
+	return NULL;
+}
+
+static void add_unit_ranges(struct dso_dwarf *dd, Dwarf_Die *cudie, u32 unit)
+{
+	Dwarf_Addr base, start, end;
+	ptrdiff_t off = 0;
+
+	while ((off = dwarf_ranges(cudie, off, &base, &start, &end)) > 0) {
+		if (end <= start)
+			continue;
+		VEC_GROW(dd->ranges, dd->nr_ranges, dd->alloc_ranges);
+		dd->ranges[dd->nr_ranges++] =
+			(struct unit_range){ .start = start, .end = end, .unit = unit };
+	}
+}
+
+static int unit_range_cmp(const void *a, const void *b, void *arg)
+{
+	const struct unit_range *x = a, *y = b;
+
+	(void)arg;
+	return x->end < y->end ? 1 : x->end > y->end ? -1 : 0;
+}
+
+/* Read every unit header and the address ranges of its DIE (not .debug_aranges). */
+static bool read_units(struct dso *d, struct dso_dwarf *dd)
+{
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	int ret;
+
+	while ((ret = dwarf_next_unit(dd->dw, off, &next, &hsize, NULL, NULL, NULL, NULL, NULL,
+				      NULL)) == 0) {
+		Dwarf_Die die;
+
+		if (next <= off || dd->nr_units >= MAX_UNITS) {
+			dwarf_broken(d, dd, "bad unit headers in .debug_info");
+			return false;
+		}
+		if (dwarf_offdie(dd->dw, off + hsize, &die) &&
+		    (dwarf_tag(&die) == DW_TAG_compile_unit)) {
+			VEC_GROW(dd->units, dd->nr_units, dd->alloc_units);
+			memset(&dd->units[dd->nr_units], 0, sizeof(dd->units[0]));
+			dd->units[dd->nr_units].die = die;
+			add_unit_ranges(dd, &die, dd->nr_units);
+			dd->nr_units++;
+		}
+		off = next;
+	}
+	if (ret < 0) {
+		dwarf_broken(d, dd, "cannot read .debug_info");
+		return false;
+	}
+	/* units starting at one address (rare): the longer wins */
+	dd->nr_ranges = iv_sort_unique(dd->ranges, dd->nr_ranges, sizeof(*dd->ranges),
+				       unit_range_cmp, NULL);
+	iv_build(&dd->index, dd->ranges, dd->nr_ranges, sizeof(*dd->ranges));
+	return true;
+}
+
+static struct dso_dwarf *dso_dwarf(struct dso *d)
+{
+	struct dso_dwarf *dd;
+	const char *path = NULL;
+	Elf *elf;
+
+	if (d->dwarf)
+		return d->dwarf->broken || !d->dwarf->dw ? NULL : d->dwarf;
+	dd = xcalloc(1, sizeof(*dd));
+	d->dwarf = dd;
+	elf = dwarf_elf(d, &path);
+	if (!elf)
+		return NULL;
+	d->dwarf_path = xstrdup(path ? path : d->path);
+	dd->dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+	if (!dd->dw) {
+		dwarf_broken(d, dd, "unreadable DWARF");
+		return NULL;
+	}
+	if (!read_units(d, dd))
+		return NULL;
+	pr_debug("%s: source lines from %s (%u units)", d->path, d->dwarf_path, dd->nr_units);
+	return dd;
+}
+
+bool dso_has_src(struct dso *d)
+{
+	return (d->src && d->src->nr_addrs) || dso_dwarf(d);
+}
+
+/* ---- the functions of one unit ------------------------------------------ */
+
+static const char *die_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+	const char *s;
+
+	/* the linkage name demangles to the qualified name, as addr2line -C shows */
+	s = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &attr));
+	if (!s)
+		s = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr));
+	if (!s)
+		s = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &attr));
+	return s;
+}
+
+static u32 die_udata(Dwarf_Die *die, unsigned int name)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Word v;
+
+	if (!dwarf_attr(die, name, &attr) || dwarf_formudata(&attr, &v) || v > UINT32_MAX)
+		return 0;
+	return v;
+}
+
+/* Scopes that may hold functions or inlined instances. */
+static bool may_contain_code(int tag)
+{
+	switch (tag) {
+	case DW_TAG_subprogram:
+	case DW_TAG_inlined_subroutine:
+	case DW_TAG_lexical_block:
+	case DW_TAG_try_block:
+	case DW_TAG_catch_block:
+	case DW_TAG_namespace:
+	case DW_TAG_module:
+	case DW_TAG_class_type:
+	case DW_TAG_structure_type:
+	case DW_TAG_union_type:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Record @die's ranges as a node; false when it has none. */
+static bool add_node(struct unit *u, Dwarf_Die *die, u32 parent, u32 depth)
+{
+	Dwarf_Addr base, start, end;
+	ptrdiff_t off = 0;
+	bool any = false;
+	u32 node = u->nr_nodes;
+
+	while ((off = dwarf_ranges(die, off, &base, &start, &end)) > 0) {
+		if (end <= start)
+			continue;
+		VEC_GROW(u->ranges, u->nr_ranges, u->alloc_ranges);
+		u->ranges[u->nr_ranges++] = (struct fn_range){
+			.start = start, .end = end, .node = node, .depth = depth
+		};
+		any = true;
+	}
+	if (!any)
+		return false;
+	VEC_GROW(u->nodes, u->nr_nodes, u->alloc_nodes);
+	u->nodes[u->nr_nodes++] = (struct fn_node){
+		.parent = parent,
+		.call_file = die_udata(die, DW_AT_call_file),
+		.call_line = die_udata(die, DW_AT_call_line),
+		.name = die_name(die),
+	};
+	return true;
+}
+
+/* Walk @scope's children; false when the tree is not one (hostile DWARF). */
+static bool walk(struct unit *u, Dwarf_Die *scope, u32 parent, u32 depth)
+{
+	Dwarf_Off last = dwarf_dieoffset(scope);
+	Dwarf_Die child;
+	int ret;
+
+	if (depth > MAX_DIE_DEPTH)
+		return false;
+	for (ret = dwarf_child(scope, &child); ret == 0; ret = dwarf_siblingof(&child, &child)) {
+		int tag = dwarf_tag(&child);
+		u32 node = parent;
+
+		/* a sibling link pointing backwards would loop forever */
+		if (dwarf_dieoffset(&child) <= last || u->nr_nodes >= MAX_UNIT_NODES)
+			return false;
+		last = dwarf_dieoffset(&child);
+		if ((tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) &&
+		    add_node(u, &child, tag == DW_TAG_inlined_subroutine ? parent : IV_NONE, depth))
+			node = u->nr_nodes - 1;
+		if (may_contain_code(tag) && dwarf_haschildren(&child) &&
+		    !walk(u, &child, node, depth + 1))
+			return false;
+	}
+	return ret >= 0;
+}
+
+static int fn_range_cmp(const void *a, const void *b, void *arg)
+{
+	const struct fn_range *x = a, *y = b;
+
+	(void)arg;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->depth < y->depth ? -1 : x->depth > y->depth;
+}
+
+/*
+ * The unit's line table parses and covers the start of its code.  A line
+ * program of garbage often parses without error into rows that cover
+ * nothing; every compiler emits a row where a unit's code begins.
+ */
+static bool lines_sane(struct unit *u)
+{
+	Dwarf_Addr base, start, end;
+	Dwarf_Lines *lines;
+	size_t nr;
+
+	const char *const *dirs;
+	size_t nr_dirs;
+
+	if (dwarf_getsrclines(&u->die, &lines, &nr) ||
+	    dwarf_getsrcfiles(&u->die, &u->files, &u->nr_files))
+		return false;
+	if (!dwarf_getsrcdirs(u->files, &dirs, &nr_dirs) && nr_dirs && dirs[0] && dirs[0][0] == '/')
+		u->comp_dir = dirs[0];
+	return dwarf_ranges(&u->die, 0, &base, &start, &end) <= 0 ||
+	       dwarf_getsrc_die(&u->die, start) != NULL;
+}
+
+static bool load_unit(struct dso *d, struct dso_dwarf *dd, struct unit *u)
+{
+	if (u->loaded)
+		return true;
+	u->loaded = true;
+	if (!walk(u, &u->die, IV_NONE, 0)) {
+		dwarf_broken(d, dd, "corrupt function entries in .debug_info");
+		return false;
+	}
+	if (dwarf_hasattr(&u->die, DW_AT_stmt_list) && !lines_sane(u)) {
+		dwarf_broken(d, dd, "corrupt .debug_line");
+		return false;
+	}
+	/* all ranges, nested ones included: the deepest containing one is found first */
+	sort(u->ranges, u->nr_ranges, sizeof(*u->ranges), fn_range_cmp, NULL);
+	iv_build(&u->index, u->ranges, u->nr_ranges, sizeof(*u->ranges));
+	return true;
+}
+
+/* A file name as addr2line prints it: relative ones under the unit's directory. */
+static const char *abs_file(struct dso_dwarf *dd, struct unit *u, const char *name)
+{
+	u64 off;
+
+	if (!name || name[0] == '/' || !u->comp_dir)
+		return name;
+	if (!u64map_get(&dd->abs_files, (uintptr_t)name, &off)) {
+		char *full = xasprintf("%s/%s", u->comp_dir, name);
+
+		off = strpool_add(&dd->abs_names, full);
+		free(full);
+		u64map_put(&dd->abs_files, (uintptr_t)name, off);
+	}
+	return strpool_str(&dd->abs_names, off);
+}
+
+static const char *unit_file(struct dso_dwarf *dd, struct unit *u, u32 idx)
+{
+	if (!idx || idx >= u->nr_files)
+		return NULL;
+	return abs_file(dd, u, dwarf_filesrc(u->files, idx, NULL, NULL));
+}
+
+static u32 dwarf_frames(struct dso *d, u64 vaddr, struct src_frame *out, u32 max)
+{
+	struct dso_dwarf *dd = dso_dwarf(d);
+	struct unit *u;
+	Dwarf_Line *line;
+	const struct fn_node *n;
+	u32 i, r, nr = 0;
+	int lineno = 0;
+
+	if (!dd || !max)
+		return 0;
+	i = iv_find(&dd->index, dd->ranges, sizeof(*dd->ranges), vaddr);
+	if (i == IV_NONE)
+		return 0;
+	u = &dd->units[dd->ranges[i].unit];
+	if (!load_unit(d, dd, u))
+		return 0;
+	line = dwarf_getsrc_die(&u->die, vaddr);
+	out[0].file = line ? abs_file(dd, u, dwarf_linesrc(line, NULL, NULL)) : NULL;
+	out[0].line = line && !dwarf_lineno(line, &lineno) && lineno > 0 ? lineno : 0;
+	out[0].func = NULL;
+	nr = 1;
+	r = iv_find(&u->index, u->ranges, sizeof(*u->ranges), vaddr);
+	if (r == IV_NONE)
+		return out[0].file ? 1 : 0;
+	/* innermost inlined instance out to the function: each at its caller's call site */
+	for (n = &u->nodes[u->ranges[r].node];; n = &u->nodes[n->parent]) {
+		out[nr - 1].func = n->name;
+		if (n->parent == IV_NONE || nr == max)
+			break;
+		out[nr].file = unit_file(dd, u, n->call_file);
+		out[nr].line = n->call_line;
+		out[nr].func = NULL;
+		nr++;
+	}
+	return nr;
+}
+
+/* ---- stored source frames (capture files) ------------------------------- */
+
+void dso_add_src(struct dso *d, u64 vaddr, const struct src_frame *f, u32 n)
+{
+	struct dso_src *s = d->src;
+	u32 i;
+
+	if (!s)
+		s = d->src = xcalloc(1, sizeof(*s));
+	VEC_GROW(s->addrs, s->nr_addrs, s->alloc_addrs);
+	s->addrs[s->nr_addrs++] = (struct stored_addr){ vaddr, s->nr_frames, n };
+	for (i = 0; i < n; i++) {
+		VEC_GROW(s->frames, s->nr_frames, s->alloc_frames);
+		s->frames[s->nr_frames++] = (struct stored_frame){
+			.func = f[i].func ? strpool_add(&d->names, f[i].func) : 0,
+			.file = f[i].file ? strpool_add(&d->names, f[i].file) : 0,
+			.line = f[i].line,
+		};
+	}
+}
+
+static int stored_cmp(const void *a, const void *b, void *arg)
+{
+	const struct stored_addr *x = a, *y = b;
+
+	(void)arg;
+	return x->vaddr < y->vaddr ? -1 : x->vaddr > y->vaddr;
+}
+
+void dso_sort_src(struct dso *d)
+{
+	if (d->src)
+		sort(d->src->addrs, d->src->nr_addrs, sizeof(*d->src->addrs), stored_cmp, NULL);
+}
+
+static u32 stored_frames(struct dso *d, u64 vaddr, struct src_frame *out, u32 max)
+{
+	const struct dso_src *s = d->src;
+	u32 lo = 0, hi = s->nr_addrs, i;
+
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+
+		if (s->addrs[mid].vaddr < vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == s->nr_addrs || s->addrs[lo].vaddr != vaddr)
+		return 0;
+	for (i = 0; i < s->addrs[lo].nr && i < max; i++) {
+		const struct stored_frame *f = &s->frames[s->addrs[lo].first + i];
+
+		out[i].func = f->func ? strpool_str(&d->names, f->func) : NULL;
+		out[i].file = f->file ? strpool_str(&d->names, f->file) : NULL;
+		out[i].line = f->line;
+	}
+	return i;
+}
+
+u32 dso_src_frames(struct dso *d, u64 vaddr, struct src_frame *out, u32 max)
+{
+	if (d->src)
+		return stored_frames(d, vaddr, out, max);
+	return d->elf ? dwarf_frames(d, vaddr, out, max) : 0;
+}
+
+void dso_src_free(struct dso *d)
+{
+	struct dso_dwarf *dd = d->dwarf;
+	u32 i;
+
+	if (dd) {
+		for (i = 0; i < dd->nr_units; i++) {
+			free(dd->units[i].ranges);
+			free(dd->units[i].nodes);
+			iv_free(&dd->units[i].index);
+		}
+		free(dd->units);
+		free(dd->ranges);
+		iv_free(&dd->index);
+		u64map_free(&dd->abs_files);
+		strpool_free(&dd->abs_names);
+		if (dd->dw)
+			dwarf_end(dd->dw);
+		free(dd);
+		d->dwarf = NULL;
+	}
+	if (d->src) {
+		free(d->src->addrs);
+		free(d->src->frames);
+		free(d->src);
+		d->src = NULL;
+	}
+}

@@ -1,0 +1,453 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_srcline - source lines and inline frames against binutils: fixtures
+ * built now (C inline functions across a header, C++ templates in nested
+ * namespaces inlined into a member function, with -O2 -g), every address of
+ * every function resolved through the resolver and compared with what
+ * "addr2line -a -f -i -C" prints for it; the inline frames in the reports
+ * (folded, raw, --sort srcline, --no-inline); a capture that reports lines
+ * and inline frames with the binary gone; corrupt .debug_info and
+ * .debug_line: one warning, symbols kept, no crash.
+ */
+#include <elf.h>
+#include <fcntl.h>
+#include <sys/wait.h>
+
+#include "fixtures.h"
+#include "tap.h"
+#include "../capture.h"
+
+#define LT_PID 2000
+#define LT_BASE 0x10000000ULL
+/* addresses compared per fixture, spread over its functions */
+#define LT_MAX_ADDRS 6000
+
+struct lt {
+	struct maps ms;
+	struct resolver r;
+	struct dso *d;
+};
+
+/* The whole file mapped at LT_BASE: runtime address = LT_BASE + file offset. */
+static bool lt_open(struct lt *t, const char *bin)
+{
+	struct stat st;
+	struct map *m;
+	char *text;
+
+	maps_init(&t->ms, false);
+	res_init(&t->r, &t->ms, false);
+	if (stat(bin, &st))
+		return false;
+	text = xasprintf("%llx-%llx r-xp 00000000 00:00 0 %s\n", LT_BASE,
+			 LT_BASE + ((st.st_size + 4095) & ~4095ULL), bin);
+	maps_read(&t->ms, LT_PID, 0, text);
+	free(text);
+	m = maps_find(&t->ms, LT_PID, 0, LT_BASE);
+	t->d = m ? m->dso : NULL;
+	if (t->d)
+		dso_load_syms(t->d, NULL);
+	return t->d != NULL;
+}
+
+static void lt_close(struct lt *t)
+{
+	res_free(&t->r);
+	maps_free(&t->ms);
+}
+
+static u64 lt_addr(const struct dso *d, u64 vaddr)
+{
+	u32 i;
+
+	for (i = 0; i < d->nr_segs; i++) {
+		const struct dso_seg *g = &d->segs[i];
+
+		if (vaddr >= g->vaddr && vaddr - g->vaddr < g->filesz)
+			return LT_BASE + vaddr - g->vaddr + g->offset;
+	}
+	return 0;
+}
+
+/* One address in addr2line -a -f -i -C layout, from the resolver's frames. */
+static void lt_block(struct lt *t, u32 idx, struct sbuf *sb)
+{
+	const struct frame_info *fi = res_fi(&t->r, idx);
+	u32 k;
+
+	sbuf_printf(sb, "0x%016llx\n", fi->vaddr);
+	for (k = 0; k <= fi->nr_inl; k++) {
+		const struct frame_info *g = res_fi(&t->r, k < fi->nr_inl ? fi->inl + k : idx);
+
+		sbuf_printf(sb, "%s\n", res_str(&t->r, g->func));
+		/* addr2line: "??:0" knowing nothing, "??:?" knowing only the function */
+		if (g->file == RES_NO_STR)
+			sbuf_addstr(sb, g->flags & FI_RESOLVED ? "??:?\n" : "??:0\n");
+		else if (!g->line)
+			sbuf_printf(sb, "%s:?\n", res_str(&t->r, g->file));
+		else
+			sbuf_printf(sb, "%s:%u\n", res_str(&t->r, g->file), g->line);
+	}
+}
+
+/* Split "0x...\n" blocks: the next block after *pos, NUL-terminated in place. */
+static char *next_block(char **pos)
+{
+	char *start = *pos, *p;
+
+	if (!start || !*start)
+		return NULL;
+	for (p = strchr(start, '\n'); p && p[1] && strncmp(p + 1, "0x", 2); p = strchr(p + 1, '\n'))
+		;
+	if (p && p[1]) {
+		p[0] = '\0';
+		*pos = p + 1;
+	} else {
+		*pos = NULL;
+	}
+	return start;
+}
+
+struct lt_stats {
+	u32 addrs;
+	u32 with_inline;
+	u32 deepest;
+	u32 differ;
+};
+
+/* Every address of every sized function of @bin, ours against addr2line's. */
+static struct lt_stats compare_addr2line(const char *bin, const char *what)
+{
+	struct sbuf ours = { 0 }, list = { 0 };
+	struct lt_stats st = { 0 };
+	char *theirs, *po, *pt, *bo, *bt, *addrs = fx_path("addrs.txt");
+	u64 total = 0, step, v;
+	struct lt t;
+	u32 i;
+	FILE *f;
+
+	if (!lt_open(&t, bin)) {
+		ok(0, "%s: opened", what);
+		free(addrs);
+		return st;
+	}
+	for (i = 0; i < t.d->nr_syms; i++)
+		if (t.d->syms[i].flags & DSYM_SIZED)
+			total += t.d->syms[i].end - t.d->syms[i].start;
+	step = total / LT_MAX_ADDRS + 1;
+	for (i = 0; i < t.d->nr_syms; i++) {
+		const struct dso_sym *s = &t.d->syms[i];
+
+		if (!(s->flags & DSYM_SIZED) || s->type != STT_FUNC)
+			continue;
+		for (v = s->start; v < s->end; v += step) {
+			u64 addr = lt_addr(t.d, v);
+			u32 idx;
+
+			if (!addr)
+				continue;
+			idx = res_user(&t.r, LT_PID, 0, addr);
+			if (res_fi(&t.r, idx)->vaddr != v)
+				continue;
+			lt_block(&t, idx, &ours);
+			sbuf_printf(&list, "0x%llx\n", v);
+			st.addrs++;
+			if (res_fi(&t.r, idx)->nr_inl)
+				st.with_inline++;
+			st.deepest = MAX(st.deepest, res_fi(&t.r, idx)->nr_inl + 1U);
+		}
+	}
+	f = fopen(addrs, "w");
+	if (f) {
+		fputs(list.buf ? list.buf : "", f);
+		fclose(f);
+	}
+	/* discriminators tell basic blocks of one line apart; reports show lines */
+	theirs = fx_out("addr2line -a -f -i -C -e %s < %s | sed 's/ (discriminator [0-9]*)//'", bin,
+			addrs);
+	po = ours.buf;
+	pt = theirs;
+	while ((bo = next_block(&po)), (bt = next_block(&pt)), bo || bt) {
+		if (bo && bt && !strcmp(bo, bt))
+			continue;
+		if (st.differ++ < 3)
+			printf("# %s: cycread:\n#   %s\n# addr2line:\n#   %s\n", what,
+			       bo ? bo : "-", bt ? bt : "-");
+	}
+	ok(st.addrs > 50 && !st.differ,
+	   "%s: %u addresses (%u with inline frames, chains up to %u deep), %u differ from "
+	   "addr2line -f -i -C",
+	   what, st.addrs, st.with_inline, st.deepest, st.differ);
+	free(theirs);
+	free(addrs);
+	sbuf_free(&ours);
+	sbuf_free(&list);
+	lt_close(&t);
+	return st;
+}
+
+static void build_fixtures(void)
+{
+	ok(!fx_sh("gcc -O2 -g -I%s/fixtures %s/fixtures/fx_inline.c -o fx_inline", TEST_SRCDIR,
+		  TEST_SRCDIR),
+	   "build the C fixture with inline functions (-O2 -g)");
+	ok(!fx_sh("g++ -O2 -g %s/fixtures/fx_cxx.cc -o fx_cxx2", TEST_SRCDIR),
+	   "build the C++ fixture (-O2 -g)");
+	/* file names relative to the unit's directory, and the older DWARF version */
+	ok(!fx_sh("D=$PWD && cd %s && gcc -O2 -g -Ifixtures fixtures/fx_inline.c -o $D/fx_inline_rel",
+		  TEST_SRCDIR),
+	   "build it from a relative path");
+	ok(!fx_sh("gcc -O2 -gdwarf-4 -I%s/fixtures %s/fixtures/fx_inline.c -o fx_inline_d4",
+		  TEST_SRCDIR, TEST_SRCDIR),
+	   "build it with DWARF 4");
+}
+
+static void test_against_addr2line(void)
+{
+	struct lt_stats c, cxx;
+	char *bin = fx_path("fx_inline"), *cbin = fx_path("fx_cxx2");
+	char *rel = fx_path("fx_inline_rel"), *d4 = fx_path("fx_inline_d4");
+
+	compare_addr2line(rel, "C inlines, relative file names");
+	compare_addr2line(d4, "C inlines, DWARF 4");
+	free(rel);
+	free(d4);
+	c = compare_addr2line(bin, "C inlines");
+	ok(c.with_inline > 10 && c.deepest >= 3,
+	   "C: addresses three functions deep (fx_mix in fx_twice in fx_outer)");
+	cxx = compare_addr2line(cbin, "C++ templates and namespaces");
+	ok(cxx.with_inline > 0, "C++: the inlined template shows as a frame");
+	free(bin);
+	free(cbin);
+}
+
+/* The address of @name's first sample-worthy byte with @depth source frames. */
+static u64 find_addr(struct lt *t, const char *name, u32 depth)
+{
+	u32 i, idx;
+	u64 v;
+
+	for (i = 0; i < t->d->nr_syms; i++) {
+		const struct dso_sym *s = &t->d->syms[i];
+
+		if (strcmp(dso_sym_name(t->d, s), name))
+			continue;
+		for (v = s->start; v < s->end; v++) {
+			idx = res_user(&t->r, LT_PID, 0, lt_addr(t->d, v));
+			if (res_fi(&t->r, idx)->nr_inl + 1U == depth)
+				return lt_addr(t->d, v);
+		}
+	}
+	return 0;
+}
+
+static void add_sample(struct profile *p, u64 time, u64 pc)
+{
+	struct {
+		struct cycsample_sample s;
+		u64 frames[1];
+	} rec;
+	const char *why;
+	u32 size;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.s.hdr.type = CYCSAMPLE_REC_SAMPLE;
+	rec.s.hdr.size = sizeof(rec);
+	rec.s.time = time;
+	rec.s.pid = rec.s.tid = LT_PID;
+	rec.s.flags = CYCSAMPLE_SAMPLE_USER;
+	rec.s.pc = pc;
+	rec.s.nr_user = 1;
+	rec.s.arch = CYCSAMPLE_ARCH_X86_64;
+	rec.frames[0] = pc;
+	prof_add_record(p, &rec, sizeof(rec), 0, &size, &why);
+}
+
+static char *report_text(struct profile *p, struct resolver *r, int kind)
+{
+	struct report_opts o = { .keys = { KEY_SRCLINE }, .nr_keys = 1 };
+	struct report rep;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	report_build(&rep, p, r);
+	if (kind == 0)
+		report_folded(&rep, f);
+	else if (kind == 1)
+		report_raw(&rep, f);
+	else
+		report_top(&rep, &o, f);
+	report_free(&rep);
+	fclose(f);
+	return buf;
+}
+
+/* Inline frames in the reports, and in a capture read without the binary. */
+static void test_reports(void)
+{
+	char *bin = fx_path("fx_inline"), *cap = fx_path("inline.cyc"), *text, *gone;
+	struct profile p, q;
+	struct report rep;
+	struct maps ms;
+	struct resolver r;
+	struct lt t;
+	u64 deep, plain;
+	char err[256];
+	int i;
+
+	if (!lt_open(&t, bin)) {
+		ok(0, "fixture opened");
+		goto out;
+	}
+	deep = find_addr(&t, "fx_outer", 3);
+	plain = find_addr(&t, "fx_plain", 1);
+	ok(deep && plain, "addresses with three frames and with one found");
+	prof_init(&p);
+	prof_set_comm(&p, LT_PID, "fx_inline");
+	for (i = 0; i < 3; i++)
+		add_sample(&p, 10 + i, deep);
+	add_sample(&p, 20, plain);
+	prof_sort(&p);
+
+	text = report_text(&p, &t.r, 0);
+	ok(strstr(text, "fx_inline;fx_outer;fx_twice_[i];fx_mix_[i] 3") != NULL,
+	   "folded: the inline frames after their caller, marked _[i]");
+	free(text);
+	text = report_text(&p, &t.r, 1);
+	ok(strstr(text, " fx_mix (inlined) ") && strstr(text, "fx_inline.h:") &&
+		   strstr(text, " fx_outer+0x"),
+	   "--raw: 'fx_mix (inlined) .../fx_inline.h:N' before the fx_outer frame");
+	free(text);
+	text = report_text(&p, &t.r, 2);
+	ok(strstr(text, "fx_inline.h:") != NULL, "--sort srcline: rows by file:line");
+	free(text);
+
+	report_build(&rep, &p, &t.r);
+	ok(!capture_write(cap, &rep, &t.ms), "capture written");
+	report_free(&rep);
+	t.r.inline_frames = false;
+	u64map_free(&t.r.map_cache[0]);
+	text = report_text(&p, &t.r, 0);
+	ok(!strstr(text, "_[i]") && strstr(text, "fx_inline;fx_outer 3"),
+	   "--no-inline: the function alone");
+	free(text);
+	t.r.inline_frames = true;
+	text = report_text(&p, &t.r, 0);
+	lt_close(&t);
+
+	/* offline: the binary is gone, the capture has its lines */
+	gone = xasprintf("%s.gone", bin);
+	ok(!rename(bin, gone), "binary moved away");
+	prof_init(&q);
+	maps_init(&ms, false);
+	res_init(&r, &ms, false);
+	ok(!capture_read(cap, &q, &ms, &r, NULL, err, sizeof(err)), "capture read");
+	{
+		char *back = report_text(&q, &r, 0), *raw = report_text(&q, &r, 1);
+
+		ok(!strcmp(text, back), "folded from the capture equals the live one");
+		ok(strstr(raw, "fx_inline.h:") != NULL, "--raw from the capture has source lines");
+		free(back);
+		free(raw);
+	}
+	ok(!rename(gone, bin), "binary back");
+	free(gone);
+	free(text);
+	res_free(&r);
+	maps_free(&ms);
+	prof_free(&q);
+	prof_free(&p);
+out:
+	free(bin);
+	free(cap);
+}
+
+/* Resolve a few addresses of @bin with stderr in @log; returns the fx_outer frame's name. */
+static char *resolve_logged(const char *bin, const char *log, bool *has_line)
+{
+	int saved = dup(2), fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	char *name = NULL;
+	struct lt t;
+	u32 i, idx;
+
+	fflush(stderr);
+	dup2(fd, 2);
+	close(fd);
+	*has_line = false;
+	if (lt_open(&t, bin)) {
+		for (i = 0; i < t.d->nr_syms; i++) {
+			const struct dso_sym *s = &t.d->syms[i];
+			u64 v;
+
+			for (v = s->start; v < s->end && v < s->start + 64; v++) {
+				idx = res_user(&t.r, LT_PID, 0, lt_addr(t.d, v));
+				*has_line |= res_fi(&t.r, idx)->line != 0;
+			}
+			if (!strcmp(dso_sym_name(t.d, s), "fx_outer")) {
+				idx = res_user(&t.r, LT_PID, 0, lt_addr(t.d, s->start + 4));
+				free(name);
+				name = xstrdup(res_str(&t.r, res_fi(&t.r, idx)->func));
+			}
+		}
+		lt_close(&t);
+	}
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	return name;
+}
+
+/* Overwrite the middle of section @sec of a copy of fx_inline with garbage. */
+static bool corrupt(const char *sec, const char *out, u32 seed)
+{
+	return !fx_sh("objcopy --dump-section %s=sec.bin fx_inline && "
+		      "python3 -c \"import random,sys; d=bytearray(open('sec.bin','rb').read()); "
+		      "r=random.Random(%u); n=len(d)\n"
+		      "for i in range(n//4, n): d[i]=r.randrange(256)\n"
+		      "open('sec.bin','wb').write(d)\" && "
+		      "objcopy --update-section %s=sec.bin fx_inline %s",
+		      sec, seed, sec, out);
+}
+
+static void test_corrupt_dwarf(void)
+{
+	static const char *const secs[] = { ".debug_info", ".debug_line" };
+	char *log = fx_path("warn.log"), *text, *name;
+	bool line;
+	size_t len;
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(secs); i++) {
+		char *bad = fx_path(i ? "fx_bad_line" : "fx_bad_info");
+
+		ok(corrupt(secs[i], bad, 7 + i), "%s of a copy overwritten with garbage", secs[i]);
+		name = resolve_logged(bad, log, &line);
+		text = NULL;
+		read_file(log, &text, &len, 1 << 20);
+		is_str(name ? name : "(none)", "fx_outer", "symbols still name the frames");
+		ok(text && strstr(text, "warning: ") && strstr(text, bad) &&
+			   strstr(text, "without source lines"),
+		   "%s: one clear warning naming the file", secs[i]);
+		if (text && !strstr(text, "warning: "))
+			printf("# stderr: %s\n", text);
+		ok(!line, "%s: symbol-only output (no lines)", secs[i]);
+		free(text);
+		free(name);
+		free(bad);
+	}
+	free(log);
+}
+
+int main(void)
+{
+	if (!have_tool("addr2line") || !have_tool("objcopy")) {
+		tap_skip("binutils missing");
+		return tap_done();
+	}
+	build_fixtures();
+	test_against_addr2line();
+	test_reports();
+	test_corrupt_dwarf();
+	return tap_done();
+}
