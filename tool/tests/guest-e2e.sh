@@ -6,7 +6,8 @@
 # tests/guest/e2e-guest.sh there: shares of the demo's functions, complete
 # call chains, leaf-caller repair, the shared-library function, -p/-t/-a,
 # --user-only, --no-call-graph, -c, Ctrl-C, CMD exit status and exec
-# failure, EXEC, children, a deleted binary, a JIT perf map, capture files.
+# failure, EXEC, children, a deleted binary, a JIT perf map, capture files,
+# and demo/perfsample (perf_event_open alone) against cycread on the demo.
 # Default kernel: arm64-6.1.  Exit status: the guest's.
 
 set -eu

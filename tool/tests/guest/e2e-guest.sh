@@ -56,6 +56,13 @@ share10()
 	echo $(( $(leaf_count "$1" "$2") * 1000 / w ))
 }
 
+# the leaf frame with the most samples in folded file $1
+top_leaf()
+{
+	awk '{ c = $NF; s = $0; sub(/ [0-9]+$/, "", s); k = split(s, fr, ";"); t[fr[k]] += c }
+		END { for (f in t) if (t[f] > best) { best = t[f]; top = f } print top }' "$1"
+}
+
 within()
 {
 	# within VALUE10 WANT_PERCENT TOL_PERCENT
@@ -235,6 +242,35 @@ if [ -w $par ] && command -v su >/dev/null; then
 	check $? "unprivileged: someone else's process: 'pid 1: permission denied'"
 	echo "$oldp" >$par
 	chmod "$oldm" /dev/cycsample
+fi
+
+# 9. the same demo through perf_event_open() alone (demo/perfsample.c):
+# samples come, every record decodes, records that wrap the ring's end too,
+# and the top function and its share agree with cycread's run of part 1
+# within the same 6 points.  Each run starts from the boot's sample-rate
+# limit, as cycread's did.
+if [ -x $D/perfsample ]; then
+	rate=/proc/sys/kernel/perf_event_max_sample_rate
+	oldrate=$(cat $rate)
+	echo 100000 >$rate
+	$D/perfsample -g --folded -- $D/demo >$T/ps.folded 2>$T/ps.err
+	check $? "perfsample -g --folded -- demo: exit 0"
+	top_c=$(top_leaf $T/demo.folded)
+	top_p=$(top_leaf $T/ps.folded)
+	sc=$(share10 $T/demo.folded "$top_c")
+	sp=$(share10 $T/ps.folded "$top_p")
+	d=$((sp - sc))
+	[ -n "$top_c" ] && [ "$top_p" = "$top_c" ] && [ "${d#-}" -le 60 ]
+	check $? "perfsample's top function $top_p ($((sp / 10)).$((sp % 10)) %) is cycread's $top_c ($((sc / 10)).$((sc % 10)) %), within 6 points"
+	echo 100000 >$rate
+	$D/perfsample -g -m 2 -- $D/demo 300 >$T/ps-small.txt 2>&1
+	rc=$?
+	sed 's/^/# /' $T/ps-small.txt | head -4
+	wrapped=$(sed -n 's/^# ring: 2 pages, \([0-9]*\) records wrapped.*, 0 malformed$/\1/p' \
+		$T/ps-small.txt)
+	[ $rc -eq 0 ] && [ "${wrapped:-0}" -gt 0 ] && grep -q hot_loop $T/ps-small.txt
+	check $? "perfsample on a 2-page ring: ${wrapped:-no} records wrapped, none malformed"
+	echo "$oldrate" >$rate
 fi
 
 echo "1..$n"
