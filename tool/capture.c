@@ -225,7 +225,7 @@ static u8 **hit_symbols(const struct report *rep, const struct maps *ms)
 
 static void write_dsos(struct cap_out *w, const struct report *rep, const struct maps *ms)
 {
-	struct sbuf *sb = &w->sb;
+	struct sbuf *sb = &w->sb, desc = { 0 };
 	u8 **hits = hit_symbols(rep, ms);
 	u32 i, j, n;
 
@@ -238,7 +238,12 @@ static void write_dsos(struct cap_out *w, const struct report *rep, const struct
 		put_u16(sb, d->e_type);
 		put_u16(sb, d->e_machine);
 		put_u32(sb, d->symsrc);
-		put_str(sb, d->symsrc_path);
+		sbuf_reset(&desc);
+		if (d->symsrc == SYMSRC_EMBEDDED)
+			sbuf_addstr(&desc, d->symsrc_path ? d->symsrc_path : ""); /* as recorded */
+		else
+			dso_symsrc_str(d, &desc);
+		put_str(sb, desc.buf);
 		put_u32(sb, d->nr_segs);
 		for (j = 0; j < d->nr_segs; j++) {
 			put_u64(sb, d->segs[j].vaddr);
@@ -266,6 +271,7 @@ static void write_dsos(struct cap_out *w, const struct report *rep, const struct
 		out_maybe_flush(w);
 	}
 	free(hits);
+	sbuf_free(&desc);
 }
 
 static void write_maps(struct cap_out *w, const struct maps *ms)
@@ -671,34 +677,11 @@ static int read_comms(struct cursor *c, struct profile *p)
 	return c->bad ? -1 : 0;
 }
 
-static bool same_build_id(const struct dso *d, const u8 *id, u32 len)
-{
-	return len && d->build_id_len == len && !memcmp(d->build_id, id, len);
-}
-
-/* Prefer the real file when it is provably the recorded one. */
-static struct dso *real_file(const char *path, const u8 *id, u32 id_len, const char *symfs)
-{
-	char *full = symfs ? xasprintf("%s%s", symfs, path) : xstrdup(path);
-	const char *why;
-	struct dso *d = NULL;
-
-	if (path[0] == '/' && (id_len || symfs))
-		d = dso_open_path(full, &why);
-	if (d && id_len && !same_build_id(d, id, id_len)) {
-		pr_debug("%s: build-id differs from the capture, using stored symbols", full);
-		dso_free(d);
-		d = NULL;
-	}
-	free(full);
-	return d;
-}
-
-static int read_one_dso(struct cursor *c, struct maps *ms, const char *symfs, u32 version)
+static int read_one_dso(struct cursor *c, struct maps *ms, u32 version)
 {
 	u8 id[DSO_BUILD_ID_MAX];
 	u32 id_len, nr, i;
-	struct dso *d, *real;
+	struct dso *d;
 	char *path;
 
 	path = get_str(c);
@@ -752,12 +735,7 @@ static int read_one_dso(struct cursor *c, struct maps *ms, const char *symfs, u3
 		free(name);
 	}
 	dso_sort_syms(d);
-	real = c->bad ? NULL : real_file(path, id, id_len, symfs);
 	free(path);
-	if (real) {
-		dso_free(d);
-		d = real;
-	}
 	VEC_GROW(ms->dsos, ms->nr_dsos, ms->alloc_dsos);
 	ms->dsos[ms->nr_dsos++] = d;
 	return c->bad ? -1 : 0;
@@ -810,6 +788,97 @@ out:
 	for (i = first_dso; i < ms->nr_dsos; i++)
 		dso_sort_src(ms->dsos[i]);
 	return ret;
+}
+
+/*
+ * Why the real file @cand may not stand in for the stored @d, or NULL: it
+ * must be the same build, name every symbol the capture stores, and have
+ * source lines where the capture has them.  A stripped copy with the right
+ * build-id would otherwise turn named frames into [file].
+ */
+static const char *reject_candidate(const struct dso *d, struct dso *cand, struct maps *ms,
+				    char *buf, size_t len)
+{
+	u32 i, named = 0;
+
+	if (d->build_id_len && (cand->build_id_len != d->build_id_len ||
+				memcmp(cand->build_id, d->build_id, d->build_id_len)))
+		return "its build-id is another build's";
+	dso_load_syms(cand, &ms->search);
+	for (i = 0; i < d->nr_syms; i++) {
+		const struct dso_sym *s = dso_find(cand, d->syms[i].start);
+
+		named += s && s->start == d->syms[i].start &&
+			 !strcmp(dso_sym_name(cand, s), dso_sym_name(d, &d->syms[i]));
+	}
+	if (named < d->nr_syms) {
+		snprintf(buf, len, "it names %u of the %u symbols the capture stores", named,
+			 d->nr_syms);
+		return buf;
+	}
+	if (d->src && !dso_has_src(cand))
+		return "it has no source lines and the capture has";
+	return NULL;
+}
+
+static void replace_dso(struct maps *ms, u32 idx, struct dso *cand)
+{
+	struct dso *old = ms->dsos[idx];
+	u32 i;
+
+	for (i = 0; i < ms->nr_all; i++)
+		if (ms->all[i]->dso == old)
+			ms->all[i]->dso = cand;
+	ms->dsos[idx] = cand;
+	dso_free(old);
+}
+
+/*
+ * Prefer the real files (under --symfs, or at their recorded paths when the
+ * capture has build-ids to check them by) where they are provably at least
+ * as good as what the capture stores; -v says which and why not.
+ */
+static void adopt_real_files(struct maps *ms, u32 first, const char *symfs)
+{
+	u32 i, found = 0, taken = 0;
+	char buf[128];
+
+	for (i = first; i < ms->nr_dsos; i++) {
+		struct dso *d = ms->dsos[i], *cand;
+		const char *why;
+		char *full;
+
+		if (verbose) {
+			struct sbuf sb = { 0 };
+
+			dso_symsrc_str(d, &sb);
+			pr_debug("%s: %u symbols: %s", d->path, d->nr_syms, sb.buf);
+			sbuf_free(&sb);
+		}
+		if (d->path[0] != '/' || (!d->build_id_len && !symfs))
+			continue;
+		full = xasprintf("%s%s", symfs ? symfs : "", d->path);
+		cand = dso_open_path(full, &why);
+		if (!cand) {
+			if (symfs || verbose > 1)
+				pr_debug("%s: not used for %s: %s", full, d->path, why);
+			free(full);
+			continue;
+		}
+		found++;
+		why = reject_candidate(d, cand, ms, buf, sizeof(buf));
+		if (why) {
+			pr_debug("%s: not used, the capture's symbols stay: %s", full, why);
+			dso_free(cand);
+		} else {
+			pr_debug("%s: replaces the capture's symbols of %s", full, d->path);
+			replace_dso(ms, i, cand);
+			taken++;
+		}
+		free(full);
+	}
+	ms->real_found += found;
+	ms->real_taken += taken;
 }
 
 static int read_maps(struct cursor *c, struct maps *ms, u32 first_dso)
@@ -957,7 +1026,7 @@ int capture_read_mem(const void *data, size_t size, struct profile *p, struct ma
 			break;
 		case CAP_DSOS:
 			while (!ret && c.pos < c.len)
-				ret = read_one_dso(&c, ms, symfs, version);
+				ret = read_one_dso(&c, ms, version);
 			break;
 		case CAP_MAPS:
 			ret = read_maps(&c, ms, first_dso);
@@ -990,6 +1059,7 @@ int capture_read_mem(const void *data, size_t size, struct profile *p, struct ma
 	}
 	if (!have_records)
 		return fail(err, errlen, "no RECORDS section");
+	adopt_real_files(ms, first_dso, symfs);
 	prof_sort(p);
 	return 0;
 }

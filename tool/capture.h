@@ -25,8 +25,11 @@
  * Version 2 added LINES, the symbol source of each DSOS entry and a flags
  * word per symbol (DSYM_*); version 1 files still read.
  *
- * When reading, a file found at --symfs DIR + path (or at the path itself)
- * whose build-id equals the recorded one replaces the stored symbols.
+ * When reading, a file found at --symfs DIR + path (or at the path itself,
+ * when the capture has its build-id) replaces the stored symbols if it is
+ * the same build, names every stored symbol and has source lines where the
+ * capture has them; -v says which files were taken and why others were not,
+ * and maps.real_found / real_taken count them.
  */
 #ifndef CYCREAD_CAPTURE_H
 #define CYCREAD_CAPTURE_H

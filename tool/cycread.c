@@ -9,12 +9,14 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <sys/stat.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "capture.h"
+#include "debuginfo.h"
 #include "demangle.h"
 #include "srcline.h"
 #include "report.h"
@@ -33,6 +35,7 @@ struct options {
 	bool no_demangle;
 	bool no_leaf_repair;
 	bool no_inline;
+	bool debuginfod;
 	int nr_targets;
 };
 
@@ -53,6 +56,7 @@ enum long_only {
 	OPT_DEBUG_DIR,
 	OPT_KALLSYMS,
 	OPT_NO_INLINE,
+	OPT_DEBUGINFOD,
 };
 
 static const struct option long_opts[] = {
@@ -75,6 +79,7 @@ static const struct option long_opts[] = {
 	{ "symfs", required_argument, NULL, OPT_SYMFS },
 	{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
 	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
+	{ "debuginfod", no_argument, NULL, OPT_DEBUGINFOD },
 	{ "raw", no_argument, NULL, OPT_RAW },
 	{ "folded", no_argument, NULL, OPT_FOLDED },
 	{ "svg", required_argument, NULL, OPT_SVG },
@@ -127,6 +132,7 @@ static void usage(FILE *f)
 		"      --percent-limit P hide rows below P %%\n"
 		"      --no-inline       no frames for inlined functions (source lines stay)\n"
 		"      --no-demangle, --no-leaf-repair, --debug-dir DIR, --kallsyms FILE\n"
+		"      --debuginfod      also ask $DEBUGINFOD_URLS for debug files (off by default)\n"
 		"  -q, --quiet           no report on stdout;  -v, --verbose\n"
 		"  -h, --help;  -V, --version\n"
 		"Exit status: 0 success, 1 runtime error, 2 usage error.\n",
@@ -277,6 +283,9 @@ static void parse(struct options *o, int argc, char **argv)
 		case OPT_NO_INLINE:
 			o->no_inline = true;
 			break;
+		case OPT_DEBUGINFOD:
+			o->debuginfod = true;
+			break;
 		case 'q':
 			o->quiet = true;
 			o->rec.quiet = true;
@@ -386,6 +395,87 @@ static int output(struct options *o, struct profile *p, struct maps *ms, struct 
 out:
 	report_free(&rep);
 	return ret;
+}
+
+/*
+ * Options that name files must name usable ones: a missing directory, a
+ * file where a directory belongs or a symlink loop is an error, not a
+ * silent fallback to the stored or default symbols.
+ */
+static int check_dir(const char *opt, const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st)) {
+		pr_err("%s %s: %s", opt, path, strerror(errno));
+		return EXIT_RUNTIME;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		pr_err("%s %s: not a directory", opt, path);
+		return EXIT_RUNTIME;
+	}
+	return 0;
+}
+
+static int check_options(const struct options *o)
+{
+	const char *urls = getenv("DEBUGINFOD_URLS"), *why;
+
+	if (o->symfs && check_dir("--symfs", o->symfs))
+		return EXIT_RUNTIME;
+	if (o->debug_dir && check_dir("--debug-dir", o->debug_dir))
+		return EXIT_RUNTIME;
+	if (o->debuginfod && !debuginfod_available(&why)) {
+		pr_err("--debuginfod: %s", why);
+		return EXIT_RUNTIME;
+	}
+	if (o->debuginfod && (!urls || !*urls)) {
+		pr_err("--debuginfod: DEBUGINFOD_URLS is not set: no server to ask");
+		return EXIT_RUNTIME;
+	}
+	return 0;
+}
+
+/*
+ * --kallsyms FILE: the kernel symbols, live or for a capture (replacing
+ * the stored ones).  A file that gives no usable symbol is an error.  A
+ * capture comes from another boot, maybe another machine: this machine's
+ * /proc/modules does not bound its modules.
+ */
+static int load_kallsyms(const struct options *o, struct resolver *r)
+{
+	struct kallsyms k;
+	int ret;
+
+	ret = ksyms_load(&k, o->kallsyms, o->input ? "" : NULL);
+	if (ret || k.hidden || !k.nr) {
+		pr_err("%s: %s", o->kallsyms,
+		       ret	  ? err_str(-ret)
+		       : k.hidden ? "every address is 0 (kernel.kptr_restrict): no symbols"
+				  : "no kernel text symbols in it");
+		ksyms_free(&k);
+		return EXIT_RUNTIME;
+	}
+	if (o->input)
+		pr_debug("%s: %u kernel symbols instead of the %u stored in the capture",
+			 o->kallsyms, k.nr, r->ksyms.nr);
+	ksyms_free(&r->ksyms);
+	r->ksyms = k;
+	r->ksyms_ready = true;
+	return 0;
+}
+
+/* --symfs named a directory; say when it gave nothing. */
+static void symfs_verdict(const struct options *o, const struct maps *ms)
+{
+	if (!o->symfs || !ms->nr_dsos)
+		return;
+	if (!ms->real_found)
+		pr_warn("--symfs %s: none of the capture's %u files is there", o->symfs,
+			ms->nr_dsos);
+	else if (!ms->real_taken)
+		pr_warn("--symfs %s: no file there can replace the capture's symbols (-v says why)",
+			o->symfs);
 }
 
 /* A name as reports show it: demangled when it is mangled. */
@@ -512,13 +602,16 @@ int main(int argc, char **argv)
 	parse(&o, argc, argv);
 	if (!o.rec.freq && !o.rec.period)
 		o.rec.freq = DEFAULT_FREQ;
+	ret = check_options(&o);
+	if (ret)
+		return ret;
 
 	prof_init(&p);
 	maps_init(&ms, !o.input);
 	ms.search.root = o.symfs;
 	ms.search.debug_dir = o.debug_dir;
+	ms.search.debuginfod = o.debuginfod;
 	res_init(&r, &ms, !o.input);
-	r.kallsyms_path = o.kallsyms;
 	r.demangle = !o.no_demangle;
 	r.leaf_repair = !o.no_leaf_repair;
 	r.inline_frames = !o.no_inline;
@@ -529,7 +622,14 @@ int main(int argc, char **argv)
 			ret = EXIT_RUNTIME;
 			goto out;
 		}
-	} else {
+		symfs_verdict(&o, &ms);
+	}
+	if (o.kallsyms) {
+		ret = load_kallsyms(&o, &r);
+		if (ret)
+			goto out;
+	}
+	if (!o.input) {
 		ret = session_record(&o.rec, &p, &ms, &r);
 		if (ret)
 			goto out;

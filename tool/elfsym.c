@@ -11,8 +11,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
+#include "debuginfo.h"
 #include "elfsym.h"
 #include "srcline.h"
 
@@ -179,7 +179,7 @@ static bool has_section_type(Elf *elf, u32 type)
 }
 
 /* Header checks shared by runtime and debug files. */
-static bool elf_sane(Elf *elf, size_t file_size, GElf_Ehdr *eh, const char **why)
+static bool elf_header_sane(Elf *elf, size_t file_size, GElf_Ehdr *eh, const char **why)
 {
 	size_t shnum, count, entsize;
 
@@ -212,6 +212,31 @@ static bool elf_sane(Elf *elf, size_t file_size, GElf_Ehdr *eh, const char **why
 	return true;
 }
 
+bool elf_sane(void *elf, size_t file_size, const char **why)
+{
+	GElf_Ehdr eh;
+
+	return elf_header_sane(elf, file_size, &eh, why);
+}
+
+bool elf_has_section(void *elfp, const char *name)
+{
+	Elf *elf = elfp;
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx))
+		return false;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+
+		if (gelf_getshdr(scn, &sh) && sh.sh_type != SHT_NOBITS &&
+		    !strcmp(section_name(elf, shstrndx, &sh), name))
+			return true;
+	}
+	return false;
+}
+
 static struct dso *dso_setup(struct dso *d, Elf *elf, const char **why)
 {
 	GElf_Ehdr eh;
@@ -223,7 +248,7 @@ static struct dso *dso_setup(struct dso *d, Elf *elf, const char **why)
 		*why = "cannot read the file";
 		goto fail;
 	}
-	if (!elf_sane(elf, d->image_size, &eh, why))
+	if (!elf_header_sane(elf, d->image_size, &eh, why))
 		goto fail;
 	d->e_type = eh.e_type;
 	d->e_machine = eh.e_machine;
@@ -553,126 +578,92 @@ void dso_sort_syms(struct dso *d)
 	finish_syms(d);
 }
 
-static bool ids_equal(const u8 *a, u32 alen, const u8 *b, u32 blen)
+/* A .gnu_debugdata image's .symtab, merged in; true when it had one. */
+static bool load_minidebuginfo(struct dso *d)
 {
-	return alen && alen == blen && !memcmp(a, b, alen);
-}
-
-/*
- * Open @path as a debug file for @d: accept it when the build-ids match or,
- * without build-ids, when its CRC32 matches the debuglink's.
- */
-static Elf *try_debug_file(struct dso *d, const char *path, bool by_crc, int *fdp)
-{
-	u8 id[DSO_BUILD_ID_MAX];
-	struct stat st;
-	size_t size;
 	const char *why;
-	GElf_Ehdr eh;
-	char *image;
-	u32 len;
+	size_t size;
+	void *image;
+	bool loaded = false;
 	Elf *elf;
-	int fd;
 
-	fd = open_regular(path);
-	if (fd < 0)
-		return NULL;
-	if (fstat(fd, &st) || (st.st_dev == d->dev && st.st_ino == d->ino && d->ino))
-		goto fail_close;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf)
-		goto fail_close;
-	image = elf_rawfile(elf, &size);
-	if (!image || !elf_sane(elf, size, &eh, &why))
-		goto fail_end;
-	len = elf_build_id(elf, id);
-	if (d->build_id_len && len) {
-		if (!ids_equal(d->build_id, d->build_id_len, id, len))
-			goto fail_end;
-	} else if (!by_crc || crc32(0, (const Bytef *)image, size) != d->debuglink_crc) {
-		goto fail_end;
-	}
-	*fdp = fd;
-	pr_debug("%s: symbols from %s", d->path, path);
-	return elf;
-fail_end:
-	elf_end(elf);
-fail_close:
-	close(fd);
-	return NULL;
-}
-
-static Elf *find_debug_file(struct dso *d, const struct dso_search *s, int *fdp, char **pathp)
-{
-	const char *root = s && s->root ? s->root : "";
-	const char *ddir = s && s->debug_dir ? s->debug_dir : "/usr/lib/debug";
-	char hex[2 * DSO_BUILD_ID_MAX + 1];
-	char *dir, *cand[4] = { NULL };
-	Elf *elf = NULL;
-	int i;
-
-	if (d->build_id_len >= 2) {
-		build_id_hex(d->build_id, d->build_id_len, hex);
-		cand[0] = xasprintf("%s%s/.build-id/%.2s/%s.debug", root, ddir, hex, hex + 2);
-		elf = try_debug_file(d, cand[0], false, fdp);
-	}
-	if (!elf && d->debuglink && !strchr(d->debuglink, '/')) {
-		const char *slash = strrchr(d->path, '/');
-
-		dir = slash ? xstrndup(d->path, slash - d->path) : xstrdup(".");
-		cand[1] = xasprintf("%s%s/%s", root, dir, d->debuglink);
-		cand[2] = xasprintf("%s%s/.debug/%s", root, dir, d->debuglink);
-		cand[3] = xasprintf("%s%s%s/%s", root, ddir, dir, d->debuglink);
-		free(dir);
-		for (i = 1; i < 4 && !elf; i++)
-			elf = try_debug_file(d, cand[i], true, fdp);
-		i--;
-	} else {
-		i = 0;
-	}
+	image = debug_minidebuginfo(d, &size);
+	if (!image)
+		return false;
+	elf = elf_memory(image, size);
+	if (elf && elf_sane(elf, size, &why))
+		loaded = load_tables(d, elf, true, false);
+	else
+		pr_debug("%s: .gnu_debugdata holds no usable ELF file", d->path);
 	if (elf)
-		*pathp = xstrdup(cand[i]);
-	for (i = 0; i < 4; i++)
-		free(cand[i]);
-	return elf;
+		elf_end(elf);
+	free(image);
+	return loaded;
 }
 
 void dso_load_syms(struct dso *d, const struct dso_search *s)
 {
-	char *dpath = NULL;
-	Elf *delf;
-	int dfd = -1;
+	struct debug_file dbg;
 
 	if (d->syms_loaded)
 		return;
 	d->syms_loaded = true;
 	if (!d->elf)
 		return;
-	if (d->has_symtab) {
-		load_tables(d, d->elf, true, true);
-		d->symsrc = SYMSRC_SYMTAB;
-		d->symsrc_path = xstrdup(d->path);
-	} else {
-		load_tables(d, d->elf, false, true);
-		d->symsrc = d->nr_syms ? SYMSRC_DYNSYM : SYMSRC_NONE;
-		delf = find_debug_file(d, s, &dfd, &dpath);
-		if (delf) {
-			if (load_tables(d, delf, true, false)) {
-				d->symsrc = SYMSRC_DEBUG;
-				d->symsrc_path = dpath;
-				dpath = NULL;
-			}
-			/* kept for its DWARF; libelf has mapped it, the fd can go */
-			d->debug_elf = delf;
-			if (elf_cntl(delf, ELF_C_FDDONE))
-				pr_debug("%s: cannot detach libelf from its file", dpath);
-			close(dfd);
-			free(dpath);
+	load_tables(d, d->elf, d->has_symtab, true);
+	d->symsrc = d->has_symtab ? SYMSRC_SYMTAB : SYMSRC_DYNSYM;
+	d->symsrc_path = xstrdup(d->path);
+	/* a debug file: the symbols of a stripped binary, the DWARF of any without its own */
+	if ((!d->has_symtab || !elf_has_section(d->elf, ".debug_info")) &&
+	    debug_file_find(d, s, &dbg)) {
+		d->debug_elf = dbg.elf;
+		if (!d->has_symtab && load_tables(d, dbg.elf, true, false)) {
+			d->symsrc = SYMSRC_DEBUG;
+			d->symsrc_how = dbg.how;
+			free(d->symsrc_path);
+			d->symsrc_path = dbg.path;
+		} else {
+			pr_debug("%s: debug file %s (%s): DWARF only", d->path, dbg.path, dbg.how);
+			free(dbg.path);
 		}
 	}
+	if (d->symsrc == SYMSRC_DYNSYM && load_minidebuginfo(d))
+		d->symsrc = SYMSRC_MINIDEBUG;
 	finish_syms(d);
 	if (!d->nr_syms)
 		d->symsrc = SYMSRC_NONE;
+	if (verbose) {
+		struct sbuf sb = { 0 };
+
+		dso_symsrc_str(d, &sb);
+		pr_debug("%s: %u symbols: %s", d->path, d->nr_syms, sb.buf);
+		sbuf_free(&sb);
+	}
+}
+
+void dso_symsrc_str(const struct dso *d, struct sbuf *sb)
+{
+	switch (d->symsrc) {
+	case SYMSRC_SYMTAB:
+		sbuf_printf(sb, ".symtab of %s", d->symsrc_path);
+		break;
+	case SYMSRC_DEBUG:
+		sbuf_printf(sb, "debug file %s (found by %s)", d->symsrc_path, d->symsrc_how);
+		break;
+	case SYMSRC_MINIDEBUG:
+		sbuf_printf(sb, "MiniDebugInfo (.gnu_debugdata) of %s", d->symsrc_path);
+		break;
+	case SYMSRC_DYNSYM:
+		sbuf_printf(sb, ".dynsym of %s only (stripped, no debug file)", d->symsrc_path);
+		break;
+	case SYMSRC_EMBEDDED:
+		sbuf_addstr(sb, "stored in the capture");
+		if (d->symsrc_path && *d->symsrc_path)
+			sbuf_printf(sb, " (recorded from %s)", d->symsrc_path);
+		break;
+	default:
+		sbuf_addstr(sb, "none (stripped, no debug file)");
+	}
 }
 
 bool dso_off_to_vaddr(const struct dso *d, u64 off, u64 *vaddr)

@@ -57,6 +57,7 @@ enum dso_symsrc {
 	SYMSRC_DEBUG, /* .symtab of a separate debug file (+ .dynsym) */
 	SYMSRC_DYNSYM, /* only .dynsym: stripped, no debug file found */
 	SYMSRC_EMBEDDED, /* symbols stored in a capture file */
+	SYMSRC_MINIDEBUG, /* .symtab of the .gnu_debugdata image (+ .dynsym) */
 };
 
 struct dso {
@@ -79,6 +80,7 @@ struct dso {
 	bool syms_loaded;
 	enum dso_symsrc symsrc;
 	char *symsrc_path; /* file the symbols came from */
+	const char *symsrc_how; /* SYMSRC_DEBUG: how the debug file was found */
 	void *debug_elf; /* Elf * of the separate debug file, kept for its DWARF */
 	char *dwarf_path; /* file the DWARF comes from */
 	struct dso_dwarf *dwarf; /* srcline.c, on first use */
@@ -99,6 +101,7 @@ struct dso {
 struct dso_search {
 	const char *root; /* prefix for every path (--symfs), or NULL */
 	const char *debug_dir; /* default /usr/lib/debug */
+	bool debuginfod; /* --debuginfod: ask $DEBUGINFOD_URLS too */
 };
 
 /*
@@ -116,8 +119,10 @@ void dso_add_sym(struct dso *d, u64 start, u64 end, const char *name, s32 fs_off
 void dso_sort_syms(struct dso *d);
 void dso_free(struct dso *d);
 
-/* Load symbols once (idempotent). */
+/* Load symbols once (idempotent); -v says where they came from. */
 void dso_load_syms(struct dso *d, const struct dso_search *s);
+/* "debug file /usr/lib/debug/... (found by build-id)" and the like, into @sb. */
+void dso_symsrc_str(const struct dso *d, struct sbuf *sb);
 
 /* File offset -> ELF virtual address through the PT_LOAD containing it. */
 bool dso_off_to_vaddr(const struct dso *d, u64 off, u64 *vaddr);
@@ -136,5 +141,9 @@ void build_id_hex(const u8 *id, u32 len, char *buf);
 
 /* Read the GNU build-id of an open ELF image; 0 if none. */
 u32 elf_build_id(void *elf, u8 *out);
+/* Header checks for an ELF image of @file_size bytes; false with *why. */
+bool elf_sane(void *elf, size_t file_size, const char **why);
+/* Does @elf (an Elf *, may be NULL) have a section @name with contents? */
+bool elf_has_section(void *elf, const char *name);
 
 #endif /* CYCREAD_ELFSYM_H */

@@ -80,6 +80,8 @@ struct maps {
 	u32 nr_dsos;
 	u32 alloc_dsos;
 	struct dso_search search;
+	u32 real_found; /* capture files: real files found for stored ones */
+	u32 real_taken; /* ... and used instead of them */
 	bool live; /* may read /proc */
 	const char *proc_root; /* "/proc" unless tests say otherwise */
 };

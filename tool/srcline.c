@@ -102,22 +102,7 @@ static void dwarf_broken(struct dso *d, struct dso_dwarf *dd, const char *what)
 
 static bool has_debug_info(Elf *elf)
 {
-	size_t shstrndx;
-	Elf_Scn *scn = NULL;
-
-	if (!elf || elf_getshdrstrndx(elf, &shstrndx))
-		return false;
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		const char *name;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
-			continue;
-		name = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (name && (!strcmp(name, ".debug_info") || !strcmp(name, ".zdebug_info")))
-			return true;
-	}
-	return false;
+	return elf_has_section(elf, ".debug_info") || elf_has_section(elf, ".zdebug_info");
 }
 
 /* The Elf to read DWARF from: the binary's own, else its debug file's. */
@@ -335,26 +320,30 @@ static int fn_range_cmp(const void *a, const void *b, void *arg)
 }
 
 /*
- * The unit's line table parses and covers the start of its code.  A line
- * program of garbage often parses without error into rows that cover
- * nothing; every compiler emits a row where a unit's code begins.
+ * The unit's line table parses and has a row in the unit's code.  A line
+ * program of garbage often parses without error into rows that lie
+ * nowhere; a real one describes the code of its unit (a unit may begin
+ * with top-level asm, which has no rows, so no particular row is required).
  */
 static bool lines_sane(struct unit *u)
 {
-	Dwarf_Addr base, start, end;
-	Dwarf_Lines *lines;
-	size_t nr;
-
 	const char *const *dirs;
-	size_t nr_dirs;
+	Dwarf_Addr addr;
+	Dwarf_Lines *lines;
+	size_t nr, nr_dirs, i;
 
 	if (dwarf_getsrclines(&u->die, &lines, &nr) ||
 	    dwarf_getsrcfiles(&u->die, &u->files, &u->nr_files))
 		return false;
 	if (!dwarf_getsrcdirs(u->files, &dirs, &nr_dirs) && nr_dirs && dirs[0] && dirs[0][0] == '/')
 		u->comp_dir = dirs[0];
-	return dwarf_ranges(&u->die, 0, &base, &start, &end) <= 0 ||
-	       dwarf_getsrc_die(&u->die, start) != NULL;
+	if (!nr)
+		return true; /* no lines, nothing wrong with that */
+	for (i = 0; i < nr; i++)
+		if (!dwarf_lineaddr(dwarf_onesrcline(lines, i), &addr) &&
+		    dwarf_haspc(&u->die, addr) > 0)
+			return true;
+	return false;
 }
 
 static bool load_unit(struct dso *d, struct dso_dwarf *dd, struct unit *u)

@@ -62,6 +62,37 @@ expect 0 "compute" "-i without the report word" -- "$tool" -i "$cap"
 expect 0 "wrote" "report -i A -o B rewrites a capture" -- "$tool" report -i "$cap" -o "$tmp/b.cyc"
 expect 0 "main;do_work;compute 7" "the rewritten capture reports the same" -- \
 	"$tool" report -i "$tmp/b.cyc" --folded
+# options that point at nothing usable are errors, never silent fallbacks
+mkdir -p "$tmp/emptyroot"
+ln -s "$tmp/loop" "$tmp/loop"
+expect 1 "symfs $tmp/none: No such file" "--symfs that does not exist" -- \
+	"$tool" report -i "$cap" --symfs "$tmp/none"
+expect 1 "not a directory" "--symfs /dev/zero" -- "$tool" report -i "$cap" --symfs /dev/zero
+expect 1 "Too many levels of symbolic links" "--symfs a symlink loop" -- \
+	"$tool" report -i "$cap" --symfs "$tmp/loop"
+expect 1 "not a directory" "--debug-dir a file" -- \
+	"$tool" report -i "$cap" --debug-dir "$cap"
+expect 0 "none of the capture's" "--symfs with none of the files: a warning" -- \
+	"$tool" report -i "$cap" --symfs "$tmp/emptyroot"
+expect 1 "kallsyms-none: No such file" "--kallsyms that does not exist" -- \
+	"$tool" report -i "$cap" --kallsyms "$tmp/kallsyms-none"
+expect 1 "/dev/zero: not a regular file" "--kallsyms /dev/zero" -- \
+	"$tool" report -i "$cap" --kallsyms /dev/zero
+printf '0000000000000000 T _text\n0000000000000000 T el0_svc\n' >"$tmp/kzero"
+expect 1 "every address is 0" "--kallsyms with zeroed addresses" -- \
+	"$tool" report -i "$cap" --kallsyms "$tmp/kzero"
+printf 'ffff800008001000 T renamed_svc\nffff800008002000 T renamed_read\nffff800008003000 T _etext\n' \
+	>"$tmp/kallsyms"
+expect 0 "renamed_read" "--kallsyms names a capture's kernel frames" -- \
+	"$tool" report -i "$cap" --kallsyms "$tmp/kallsyms"
+expect 1 "DEBUGINFOD_URLS is not set" "--debuginfod without a server" -- \
+	env -u DEBUGINFOD_URLS "$tool" report -i "$cap" --debuginfod
+# a FIFO where a binary should be: never opened for reading, so never hangs
+mkdir -p "$tmp/fifo/usr/bin"
+mkfifo "$tmp/fifo/usr/bin/app"
+expect 0 "usr/bin/app: not used for /usr/bin/app: not a regular file" \
+	"a FIFO in the symfs is skipped, not waited on" -- \
+	timeout 20 "$tool" report -i "$cap" --symfs "$tmp/fifo" -v
 main=$(nm "$tool" | sed -n 's/^\([0-9a-f]*\) T main$/\1/p')
 expect 0 "main+0x0" "addr2sym names an address of an ELF file" -- "$tool" addr2sym -e "$tool" "$main"
 echo "1..$n"

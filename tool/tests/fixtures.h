@@ -7,6 +7,7 @@
 #ifndef CYCREAD_FIXTURES_H
 #define CYCREAD_FIXTURES_H
 
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,6 +118,35 @@ static inline bool have_tool(const char *name)
 
 	snprintf(cmd, sizeof(cmd), "command -v %s >/dev/null 2>&1", name);
 	return !system(cmd);
+}
+
+/* stderr into a file until fx_stderr_back(), which returns what was written. */
+static int fx_saved_stderr = -1;
+
+static inline void fx_stderr_begin(void)
+{
+	char *log = fx_path("stderr.log");
+	int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+	fflush(stderr);
+	fx_saved_stderr = dup(2);
+	dup2(fd, 2);
+	close(fd);
+	free(log);
+}
+
+static inline char *fx_stderr_back(void)
+{
+	char *log = fx_path("stderr.log"), *text = NULL;
+	size_t len;
+
+	fflush(stderr);
+	dup2(fx_saved_stderr, 2);
+	close(fx_saved_stderr);
+	if (read_file(log, &text, &len, 1 << 24))
+		text = xstrdup("");
+	free(log);
+	return text;
 }
 
 #endif /* CYCREAD_FIXTURES_H */

@@ -108,6 +108,10 @@ if [ -x "$out/fuzz/fuzz_capture" ] && [ -x "$out/fuzz/fuzz_elf" ]; then
 	# DWARF with inline frames, so the fuzzer starts from real units and line programs
 	cp "$out/fuzz/fx_inline" "$out/fuzz/corpus-elf/inline"
 	strip -o "$out/fuzz/corpus-elf/lib-stripped.so" "$out/fuzz/corpus-elf/lib.so"
+	# MiniDebugInfo: a stripped library with its symbols xz-compressed in .gnu_debugdata
+	(cd "$out/fuzz" && objcopy --only-keep-debug corpus-elf/lib.so mini &&
+		rm -f mini.xz && xz mini && objcopy --add-section .gnu_debugdata=mini.xz \
+		corpus-elf/lib-stripped.so corpus-elf/lib-mini.so)
 	for f in capture elf; do
 		log=$out/fuzz/fuzz_$f.log
 		(cd "$out/fuzz" && ./fuzz_$f -max_total_time="$fuzz_time" -rss_limit_mb=2048 \

@@ -77,6 +77,58 @@ static int read_mem(const void *data, size_t len, char *err, size_t errlen, char
 }
 
 /*
+ * A stripped copy with the right build-id under --symfs must not replace
+ * the stored symbols: a sample in lib_static (not in .dynsym) keeps its
+ * name, and -v says why the copy was not used.
+ */
+static void test_stripped_copy(const char *cap0, const char *root, u64 in_static)
+{
+	char *cap = fx_path("static.cyc"), *root2 = fx_path("root2"), *log;
+	char *lib = xasprintf("%s%s/libfx.so", root, fx_tmpdir());
+	struct report rep;
+	struct sess s;
+	u64 u[1] = { in_static + 1 };
+
+	(void)cap0;
+	sess_init(&s);
+	{
+		char *maps = xasprintf("7f0000000000-7f0000100000 r-xp 00000000 00:00 0 %s\n", lib);
+
+		maps_read(&s.ms, SY_PID, 0, maps);
+		free(maps);
+	}
+	sy_sample(&s.p, 10, 0, CYCSAMPLE_SAMPLE_USER, 0, NULL, 0, u, 1);
+	prof_sort(&s.p);
+	report_build(&rep, &s.p, &s.r);
+	ok(!capture_write(cap, &rep, &s.ms), "capture with a sample in lib_static");
+	report_free(&rep);
+	sess_free(&s);
+	ok(!fx_sh("mkdir -p $(dirname %s%s) && strip --strip-all -o %s%s %s", root2, lib, root2,
+		  lib, lib),
+	   "a stripped copy (same build-id) under another symfs");
+
+	verbose = 1;
+	fx_stderr_begin();
+	sess_init(&s);
+	ok(!capture_read(cap, &s.p, &s.ms, &s.r, root2, (char[256]){ 0 }, 256),
+	   "read with the stripped copy's --symfs");
+	log = fx_stderr_back();
+	verbose = 0;
+	is_str(res_str(&s.r, res_fi(&s.r, res_user(&s.r, SY_PID, 10, in_static + 1))->func),
+	       "lib_static", "the stored name stays (the copy would give [libfx.so])");
+	ok(s.ms.real_found == 1 && !s.ms.real_taken, "found, not taken");
+	ok(strstr(log, "not used, the capture's symbols stay: it names 0 of the 1 symbols") != NULL,
+	   "-v: the copy names 0 of the 1 stored symbols");
+	if (!strstr(log, "names 0 of the 1"))
+		printf("# stderr: %s\n", log);
+	sess_free(&s);
+	free(log);
+	free(lib);
+	free(root2);
+	free(cap);
+}
+
+/*
  * --symfs: a capture names a real library; reported without it, only the
  * stored symbols are known; with the library found under --symfs (build-id
  * equal), a symbol the recording never hit resolves too.
@@ -137,7 +189,9 @@ static void test_symfs(void)
 	ok(!capture_read(cap, &s.p, &s.ms, &s.r, root, (char[256]){ 0 }, 256), "read with --symfs");
 	is_str(res_str(&s.r, res_fi(&s.r, res_user(&s.r, SY_PID, 10, unhit + 1))->func),
 	       "lib_static", "with --symfs the real file names every symbol");
+	ok(s.ms.real_found == 1 && s.ms.real_taken == 1, "one file found and taken");
 	sess_free(&s);
+	test_stripped_copy(cap, root, unhit);
 out:
 	free(maps);
 	free(root);

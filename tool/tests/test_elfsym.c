@@ -18,6 +18,7 @@
 
 #include "fixtures.h"
 #include "tap.h"
+#include "../debuginfo.h"
 #include "../resolve.h"
 
 #define FX_PID 1000
@@ -204,6 +205,197 @@ static void test_stripped(void)
 	       "unnamed frame shows the file");
 	fx_free(&f);
 	free(dbg);
+	free(out);
+}
+
+/* -v names where each file's symbols came from and why a debug file was refused. */
+static void test_verbose_sources(void)
+{
+	char *out = run_fixture("fx_strip"), *log;
+	struct fx f;
+
+	ok(!fx_sh("objcopy --only-keep-debug fx_pie fx_strip.debug"), "the right debug file again");
+	verbose = 1;
+	fx_stderr_begin();
+	fx_load(&f, out, NULL);
+	lookup(&f, fx_addr(out, "local_func"));
+	lookup(&f, fx_addr(out, "lib_func"));
+	fx_free(&f);
+	log = fx_stderr_back();
+	verbose = 0;
+	ok(strstr(log, "fx_strip: ") && strstr(log, "symbols: debug file ") &&
+		   strstr(log, "fx_strip.debug (found by .gnu_debuglink)"),
+	   "-v: 'symbols: debug file .../fx_strip.debug (found by .gnu_debuglink)'");
+	ok(strstr(log, "libfx.so: ") && strstr(log, "symbols: .symtab of "),
+	   "-v: the library's own .symtab");
+	free(log);
+
+	ok(!fx_sh("objcopy --only-keep-debug fx_swap fx_strip.debug"), "a foreign debug file");
+	verbose = 1;
+	fx_stderr_begin();
+	fx_load(&f, out, NULL);
+	lookup(&f, fx_addr(out, "local_func"));
+	fx_free(&f);
+	log = fx_stderr_back();
+	verbose = 0;
+	ok(strstr(log,
+		  "fx_strip.debug (.gnu_debuglink) not used: its build-id is another build's") !=
+		   NULL,
+	   "-v: the foreign debug file named, with the reason it was refused");
+	ok(strstr(log, "fx_strip: 0 symbols: none (stripped, no debug file)") != NULL,
+	   "-v: what is left instead (no symbols)");
+	free(log);
+	free(out);
+}
+
+/*
+ * MiniDebugInfo, made the way distributions make it: the function symbols
+ * .dynsym lacks, in an xz-compressed ELF file in .gnu_debugdata of a fully
+ * stripped binary.  Every address of every function gets the function name
+ * addr2line -f finds in the unstripped original.
+ */
+static void test_minidebuginfo(void)
+{
+	char *out, *bin = fx_path("fx_mini"), *theirs, *list = fx_path("mini.addrs");
+	struct sbuf ours = { 0 }, addrs = { 0 };
+	u32 i, n = 0, differ = 0;
+	struct map *m;
+	struct fx f;
+	FILE *fp;
+
+	if (!have_tool("xz")) {
+		tap_skip("MiniDebugInfo: no xz");
+		free(bin);
+		free(list);
+		return;
+	}
+	ok(!fx_sh("nm -D fx_pie --format=posix --defined-only | awk '{ print $1 }' | sort > dyn && "
+		  "nm fx_pie --format=posix --defined-only | "
+		  "awk '$2 ~ /^[TtW]$/ { print $1 }' | sort > funcs && "
+		  "comm -13 dyn funcs > keep && "
+		  "objcopy --only-keep-debug fx_pie mini.full && "
+		  "objcopy -S --remove-section .comment --keep-symbols=keep mini.full mini && "
+		  "rm -f mini.xz && xz -k mini && "
+		  "strip --strip-all -o fx_mini fx_pie && "
+		  "objcopy --add-section .gnu_debugdata=mini.xz fx_mini"),
+	   "MiniDebugInfo binary made with objcopy and xz");
+	out = run_fixture("fx_mini");
+	fx_load(&f, out, NULL);
+	m = maps_find(&f.ms, FX_PID, 0, fx_addr(out, "local_func"));
+	ok(m && m->dso && !m->dso->has_symtab, "no .symtab in the binary");
+	expect_sym(&f, "local_func", "local_func", "MiniDebugInfo");
+	ok(m && m->dso && m->dso->symsrc == SYMSRC_MINIDEBUG, "symbols from .gnu_debugdata");
+	for (i = 0; m && m->dso && i < m->dso->nr_syms; i++) {
+		const struct dso_sym *s = &m->dso->syms[i];
+		u64 v;
+
+		if (!(s->flags & DSYM_SIZED) || s->type != STT_FUNC)
+			continue;
+		for (v = s->start; v < s->end; v += 3) {
+			sbuf_printf(&addrs, "0x%llx\n", v);
+			sbuf_printf(&ours, "%s\n", dso_sym_name(m->dso, s));
+			n++;
+		}
+	}
+	fp = fopen(list, "w");
+	if (fp) {
+		fputs(addrs.buf ? addrs.buf : "", fp);
+		fclose(fp);
+	}
+	theirs = fx_out("addr2line -f -C -e fx_pie < %s | awk 'NR %% 2 == 1'", list);
+	{
+		char *a = ours.buf, *b = theirs;
+
+		while (a && b && *a && *b) {
+			size_t la = strcspn(a, "\n"), lb = strcspn(b, "\n");
+
+			if (la != lb || strncmp(a, b, la)) {
+				if (differ++ < 3)
+					printf("# cycread %.*s, addr2line %.*s\n", (int)la, a,
+					       (int)lb, b);
+			}
+			a += la + (a[la] ? 1 : 0);
+			b += lb + (b[lb] ? 1 : 0);
+		}
+	}
+	ok(n > 20 && !differ,
+	   "%u addresses: the function addr2line names in the original (%u differ)", n, differ);
+	free(theirs);
+	sbuf_free(&ours);
+	sbuf_free(&addrs);
+	fx_free(&f);
+	free(out);
+	free(bin);
+	free(list);
+}
+
+/*
+ * --debuginfod, against a server on this machine serving the debug file
+ * by build-id: off by default, used when asked.
+ */
+static void test_debuginfod(void)
+{
+	char id[2 * DSO_BUILD_ID_MAX + 1], *out, *log, *port_line, *url, *cache;
+	const char *why;
+	struct map *m;
+	struct fx f;
+	int tries;
+
+	if (!debuginfod_available(&why)) {
+		tap_skip(why);
+		return;
+	}
+	ok(!fx_sh("strip --strip-all -o fx_dbgd fx_pie && objcopy --only-keep-debug fx_pie dbgd.debug"),
+	   "a stripped binary and its debug file, no debuglink");
+	out = run_fixture("fx_dbgd");
+	fx_load(&f, out, NULL);
+	m = maps_find(&f.ms, FX_PID, 0, fx_addr(out, "local_func"));
+	if (!m || !m->dso) {
+		ok(0, "fixture mapped");
+		fx_free(&f);
+		free(out);
+		return;
+	}
+	build_id_hex(m->dso->build_id, m->dso->build_id_len, id);
+	fx_free(&f);
+	ok(!fx_sh("mkdir -p srv/buildid/%s && cp dbgd.debug srv/buildid/%s/debuginfo && "
+		  "(python3 -u -m http.server 0 --bind 127.0.0.1 --directory srv > srv.log 2>&1 & "
+		  "echo $! > srv.pid)",
+		  id, id),
+	   "a local debuginfod-style server");
+	for (tries = 0, port_line = NULL; tries < 50; tries++) {
+		log = fx_out("cat srv.log");
+		port_line = strstr(log, " port ") ? xstrdup(strstr(log, " port ") + 6) : NULL;
+		free(log);
+		if (port_line)
+			break;
+		usleep(100000);
+	}
+	ok(port_line != NULL, "server listening");
+	if (!port_line)
+		goto out;
+	url = xasprintf("http://127.0.0.1:%d", atoi(port_line));
+	cache = fx_path("dcache");
+	setenv("DEBUGINFOD_URLS", url, 1);
+	setenv("DEBUGINFOD_CACHE_PATH", cache, 1);
+	fx_load(&f, out, NULL);
+	ok(!(lookup(&f, fx_addr(out, "local_func"))->flags & FI_RESOLVED),
+	   "server up, DEBUGINFOD_URLS set, no --debuginfod: nothing asked, local_func unnamed");
+	fx_free(&f);
+	fx_load(&f, out, NULL);
+	f.ms.search.debuginfod = true;
+	expect_sym(&f, "local_func", "local_func", "--debuginfod");
+	m = maps_find(&f.ms, FX_PID, 0, fx_addr(out, "local_func"));
+	ok(m && m->dso && m->dso->symsrc == SYMSRC_DEBUG && m->dso->symsrc_how &&
+		   !strcmp(m->dso->symsrc_how, "debuginfod"),
+	   "symbols from the debug file debuginfod gave");
+	fx_free(&f);
+	unsetenv("DEBUGINFOD_URLS");
+	free(url);
+	free(cache);
+	free(port_line);
+out:
+	fx_sh("kill $(cat srv.pid)");
 	free(out);
 }
 
@@ -533,6 +725,9 @@ int main(void)
 	test_executables();
 	test_multi_segment();
 	test_stripped();
+	test_verbose_sources();
+	test_minidebuginfo();
+	test_debuginfod();
 	test_cxx();
 	test_deleted();
 	test_vdso();
