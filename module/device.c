@@ -86,10 +86,12 @@ static int cycs_check_config(struct cycsample_config *cfg)
 		return -EINVAL;
 	}
 
+	/* Bounds in bytes: the same page count is 16x the memory with 64 KiB pages. */
 	if (!cfg->ring_pages)
-		cfg->ring_pages = CYCSAMPLE_DEFAULT_RING_PAGES;
+		cfg->ring_pages = max_t(u32, CYCSAMPLE_DEFAULT_RING_BYTES >> PAGE_SHIFT,
+					CYCSAMPLE_MIN_RING_PAGES);
 	if (!is_power_of_2(cfg->ring_pages) || cfg->ring_pages < CYCSAMPLE_MIN_RING_PAGES ||
-	    cfg->ring_pages > CYCSAMPLE_MAX_RING_PAGES)
+	    ((u64)cfg->ring_pages << PAGE_SHIFT) > CYCSAMPLE_MAX_RING_BYTES)
 		return -EINVAL;
 	if ((u64)cfg->wakeup_bytes > ((u64)cfg->ring_pages << PAGE_SHIFT))
 		return -EINVAL;

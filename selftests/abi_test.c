@@ -211,7 +211,7 @@ TEST_F(abi, configure_defaults_are_reported_by_info)
 	EXPECT_EQ(CYCSAMPLE_DEFAULT_STACK, info.max_stack);
 	EXPECT_EQ(self->page, info.page_size);
 	EXPECT_EQ(cs_nr_possible_cpus(), info.nr_rings);
-	EXPECT_EQ((__u64)CYCSAMPLE_DEFAULT_RING_PAGES * self->page, info.ring_data_size);
+	EXPECT_EQ(cs_default_ring_bytes(), info.ring_data_size);
 	EXPECT_LT(0, info.mmap_size);
 	EXPECT_EQ(0, info.mmap_size % self->page);
 	EXPECT_EQ(0, info.samples);
@@ -345,7 +345,7 @@ TEST_F(abi, configure_freq_max_is_accepted)
 
 TEST_F(abi, configure_ring_pages_not_power_of_two_is_einval)
 {
-	static const __u32 pages[] = { 3, 6, 100, CYCSAMPLE_MAX_RING_PAGES - 1 };
+	const __u32 pages[] = { 3, 6, 100, cs_max_ring_pages() - 1 };
 	size_t i;
 
 	ABI_BEGIN();
@@ -357,7 +357,7 @@ TEST_F(abi, configure_ring_pages_not_power_of_two_is_einval)
 
 TEST_F(abi, configure_ring_pages_out_of_bounds_is_einval)
 {
-	static const __u32 pages[] = { 1, CYCSAMPLE_MAX_RING_PAGES * 2, 1U << 31 };
+	const __u32 pages[] = { 1, cs_max_ring_pages() * 2, 1U << 31 };
 	size_t i;
 
 	ABI_BEGIN();
@@ -380,6 +380,29 @@ TEST_F(abi, configure_ring_pages_sets_ring_data_size)
 	ASSERT_EQ(0, cs_configure(self->fd, &self->cfg));
 	ASSERT_EQ(0, cs_info(self->fd, &info));
 	EXPECT_EQ(16ULL * self->page, info.ring_data_size);
+}
+
+/*
+ * The largest ring is CYCSAMPLE_MAX_RING_BYTES whatever the page size: the
+ * page count that reaches it with 4 KiB pages is refused with larger ones,
+ * where it would take 4 or 16 times that memory per CPU.
+ */
+TEST_F(abi, configure_ring_bound_is_in_bytes_not_pages)
+{
+	__u32 max_pages = cs_max_ring_pages();
+	struct cycsample_info info;
+
+	ABI_BEGIN();
+	self->cfg.ring_pages = max_pages;
+	ASSERT_EQ(0, cs_configure(self->fd, &self->cfg)) TH_LOG("%u pages", max_pages);
+	ASSERT_EQ(0, cs_info(self->fd, &info));
+	EXPECT_EQ(CYCSAMPLE_MAX_RING_BYTES, info.ring_data_size);
+	self->cfg.ring_pages = 2 * max_pages;
+	EXPECT_EQ(EINVAL, cs_configure(self->fd, &self->cfg))
+	TH_LOG("%u pages of %ld bytes accepted", 2 * max_pages, self->page);
+	self->cfg.ring_pages = CYCSAMPLE_MAX_RING_BYTES / 4096;
+	EXPECT_EQ(self->page == 4096 ? 0 : EINVAL, cs_configure(self->fd, &self->cfg))
+	TH_LOG("%u pages of %ld bytes", self->cfg.ring_pages, self->page);
 }
 
 TEST_F(abi, configure_max_stack_above_max_is_einval)

@@ -938,6 +938,20 @@ int cs_nr_online_cpus(void)
 	return count_cpulist("/sys/devices/system/cpu/online");
 }
 
+__u32 cs_max_ring_pages(void)
+{
+	return CYCSAMPLE_MAX_RING_BYTES / sysconf(_SC_PAGESIZE);
+}
+
+__u64 cs_default_ring_bytes(void)
+{
+	__u64 page = sysconf(_SC_PAGESIZE);
+
+	return CYCSAMPLE_DEFAULT_RING_BYTES > CYCSAMPLE_MIN_RING_PAGES * page
+		       ? CYCSAMPLE_DEFAULT_RING_BYTES
+		       : CYCSAMPLE_MIN_RING_PAGES * page;
+}
+
 int cs_rmmod(void)
 {
 	return syscall(SYS_delete_module, "cycsample", O_NONBLOCK) ? errno : 0;

@@ -267,6 +267,9 @@ int cs_module_refcnt(void); /* /sys/module/cycsample/refcnt, or -1 */
 int cs_module_refcnt_settles_at(int want); /* the count after up to 2 s */
 int cs_nr_possible_cpus(void);
 int cs_nr_online_cpus(void);
+/* The ring bounds at this kernel's page size (the uapi states them in bytes). */
+__u32 cs_max_ring_pages(void);
+__u64 cs_default_ring_bytes(void); /* ring_data_size for ring_pages 0 */
 bool cs_module_loaded(void);
 int cs_rmmod(void); /* one non-blocking delete_module(): 0 or errno */
 const char *cs_ko_path(void); /* $CYCSAMPLE_KO or /cycsample/cycsample.ko */

@@ -74,9 +74,20 @@ enum cycsample_event {
 #define CYCSAMPLE_MIN_PERIOD		10000ULL	/* cycles, privileged sessions */
 #define CYCSAMPLE_MAX_PERIOD		(1ULL << 40)
 #define CYCSAMPLE_MAX_FREQ		100000U		/* Hz */
-#define CYCSAMPLE_MIN_RING_PAGES	2
-#define CYCSAMPLE_MAX_RING_PAGES	4096		/* per CPU, power of two */
-#define CYCSAMPLE_DEFAULT_RING_PAGES	64
+
+/*
+ * Ring sizes.  A ring's data is ring_pages pages of the kernel's page size
+ * (cycsample_info.page_size: 4, 16 or 64 KiB on arm64), so its bounds are
+ * in bytes: a page count that suits 4 KiB pages is refused where it would
+ * take more than CYCSAMPLE_MAX_RING_BYTES, instead of silently taking 16
+ * times the memory on a 64 KiB-page kernel.
+ */
+#define CYCSAMPLE_MIN_RING_PAGES	2		/* per CPU, power of two */
+#define CYCSAMPLE_MAX_RING_BYTES	(16U << 20)	/* per CPU, ring_pages * page_size */
+#define CYCSAMPLE_DEFAULT_RING_BYTES	(256U << 10)	/* ring_pages 0: this, or MIN pages */
+/* The same bounds in 4 KiB pages, for sources written before the byte bounds. */
+#define CYCSAMPLE_MAX_RING_PAGES	(CYCSAMPLE_MAX_RING_BYTES / 4096)
+#define CYCSAMPLE_DEFAULT_RING_PAGES	(CYCSAMPLE_DEFAULT_RING_BYTES / 4096)
 
 /**
  * struct cycsample_config - argument of CYCSAMPLE_IOC_CONFIGURE
@@ -89,7 +100,9 @@ enum cycsample_event {
  * @sample_period: cycles between samples (or Hz with CYCSAMPLE_CFG_FREQ);
  *		for the software clock a cycle period is converted to
  *		nanoseconds at the module's fallback_mhz
- * @ring_pages:	data pages per CPU ring, a power of two; 0 means default
+ * @ring_pages:	data pages per CPU ring, a power of two of at least
+ *		CYCSAMPLE_MIN_RING_PAGES and at most CYCSAMPLE_MAX_RING_BYTES
+ *		in all; 0 means CYCSAMPLE_DEFAULT_RING_BYTES worth of pages
  * @wakeup_bytes: wake the reader once this many bytes are unread in a ring;
  *		0 means a quarter of the ring
  * @reserved:	must be zero
