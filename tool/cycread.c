@@ -119,7 +119,8 @@ static void usage(FILE *f)
 		"  -g, --call-graph      record callchains (default); --no-call-graph: pc only\n"
 		"      --user-only       leave kernel mode out\n"
 		"      --regs            record user registers (leaf callers inside syscalls)\n"
-		"  -m, --mmap-pages N    ring pages per CPU, a power of two (default %d)\n"
+		"  -m, --mmap-pages N    ring per CPU: N pages (a power of two) or a size such\n"
+		"                        as 512K or 4M (default %uK, at most %uM)\n"
 		"      --max-stack N     frames per chain (default %d, at most %d)\n"
 		"  -o, --output FILE     also save a capture file (for cycread report -i)\n"
 		"Report:\n"
@@ -136,8 +137,8 @@ static void usage(FILE *f)
 		"  -q, --quiet           no report on stdout;  -v, --verbose\n"
 		"  -h, --help;  -V, --version\n"
 		"Exit status: 0 success, 1 runtime error, 2 usage error.\n",
-		DEFAULT_FREQ, CYCSAMPLE_DEFAULT_RING_PAGES, CYCSAMPLE_DEFAULT_STACK,
-		CYCSAMPLE_MAX_STACK);
+		DEFAULT_FREQ, CYCSAMPLE_DEFAULT_RING_BYTES >> 10, CYCSAMPLE_MAX_RING_BYTES >> 20,
+		CYCSAMPLE_DEFAULT_STACK, CYCSAMPLE_MAX_STACK);
 }
 
 static void __noreturn bad_usage(const char *fmt, const char *arg)
@@ -159,6 +160,44 @@ static u64 number(const char *arg, const char *what, u64 min, u64 max)
 		exit(EXIT_USAGE);
 	}
 	return v;
+}
+
+/*
+ * -m: pages, or bytes with a K, M or G suffix as perf's -m takes them.  The
+ * bound is in bytes: 4096 pages are 16 MiB with 4 KiB pages but 64 MiB with
+ * 16 KiB ones.
+ */
+static u32 ring_pages_arg(const char *arg)
+{
+	u64 page = (u64)sysconf(_SC_PAGESIZE), v, bytes;
+	size_t len = strlen(arg);
+	unsigned int shift = 0;
+	char num[24], msg[160];
+
+	if (len && strchr("kK", arg[len - 1]))
+		shift = 10;
+	else if (len && strchr("mM", arg[len - 1]))
+		shift = 20;
+	else if (len && strchr("gG", arg[len - 1]))
+		shift = 30;
+	if (len - !!shift >= sizeof(num))
+		bad_usage("mmap pages: '%s' is not a page count or a size such as 512K", arg);
+	memcpy(num, arg, len - !!shift);
+	num[len - !!shift] = '\0';
+	if (!parse_u64(num, 10, &v) || !v || v > UINT32_MAX)
+		bad_usage("mmap pages: '%s' is not a page count or a size such as 512K", arg);
+	bytes = shift ? v << shift : v * page;
+	if (bytes % page || (bytes / page) & (bytes / page - 1))
+		bad_usage("mmap pages: '%s' is not a power of two pages", arg);
+	if (bytes / page < CYCSAMPLE_MIN_RING_PAGES || bytes > CYCSAMPLE_MAX_RING_BYTES) {
+		snprintf(msg, sizeof(msg),
+			 "mmap pages: '%s' is %llu KiB per CPU with %llu KiB pages; rings are %u "
+			 "pages to %u MiB",
+			 arg, bytes >> 10, page >> 10, (unsigned int)CYCSAMPLE_MIN_RING_PAGES,
+			 CYCSAMPLE_MAX_RING_BYTES >> 20);
+		bad_usage("%s", msg);
+	}
+	return bytes / page;
 }
 
 static void set_target(struct options *o, u32 type, const char *arg)
@@ -227,10 +266,7 @@ static void parse(struct options *o, int argc, char **argv)
 			o->rec.no_fallback = true;
 			break;
 		case 'm':
-			o->rec.ring_pages = number(optarg, "mmap pages", CYCSAMPLE_MIN_RING_PAGES,
-						   CYCSAMPLE_MAX_RING_PAGES);
-			if (o->rec.ring_pages & (o->rec.ring_pages - 1))
-				bad_usage("mmap pages: '%s' is not a power of two", optarg);
+			o->rec.ring_pages = ring_pages_arg(optarg);
 			break;
 		case OPT_MAX_STACK:
 			o->rec.max_stack = number(optarg, "max stack", 1, CYCSAMPLE_MAX_STACK);

@@ -282,9 +282,9 @@ static void config_error(const struct record_opts *o, s32 target, int err)
 		break;
 	case -EINVAL:
 		pr_err("the module refused the configuration (period or frequency out of range? "
-		       "-F 1..%u, -c %llu..%llu, -m a power of two %u..%u)",
+		       "-F 1..%u, -c %llu..%llu, -m a power of two of %u pages to %u MiB)",
 		       CYCSAMPLE_MAX_FREQ, CYCSAMPLE_MIN_PERIOD, CYCSAMPLE_MAX_PERIOD,
-		       CYCSAMPLE_MIN_RING_PAGES, CYCSAMPLE_MAX_RING_PAGES);
+		       CYCSAMPLE_MIN_RING_PAGES, CYCSAMPLE_MAX_RING_BYTES >> 20);
 		break;
 	default:
 		pr_err("%s: configure: %s", o->device, strerror(-err));

@@ -41,6 +41,12 @@ expect 2 "not a number" "-F 0: usage error" -- "$tool" -F 0 -p 1
 expect 2 "one target" "two targets: usage error" -- "$tool" -p 1 -a
 expect 2 "choose one" "--raw with --folded: usage error" -- "$tool" --raw --folded -p 1
 expect 2 "power of two" "-m 3: usage error" -- "$tool" -m 3 -p 1
+expect 2 "power of two" "-m 4097K: usage error" -- "$tool" -m 4097K -p 1
+expect 2 "2 pages to 16 MiB" "-m 1: below two pages" -- "$tool" -m 1 -p 1
+expect 2 "2 pages to 16 MiB" "-m 32M: above the bound in bytes" -- "$tool" -m 32M -p 1
+expect 2 "$(( $(getconf PAGESIZE) * 8192 / 1024 )) KiB per CPU" \
+	"-m 8192 pages: refused by their size in bytes" -- "$tool" -m 8192 -p 1
+expect 1 "no such process" "-m 512K: a size is accepted" -- "$tool" -m 512K -p "$dead"
 expect 2 "sort keys" "--sort bogus: usage error" -- "$tool" --sort bogus -p 1
 expect 2 "needs -i" "report without -i: usage error" -- "$tool" report
 expect 2 "Try" "unknown option: usage error" -- "$tool" --bogus
