@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "capture.h"
+#include "ehframe.h"
 #include "srcline.h"
 
 #define CAP_HEADER_SIZE 32
@@ -211,7 +212,8 @@ static u8 **hit_symbols(const struct report *rep, const struct maps *ms)
 	for (i = 0; i < rep->r->nr_fis; i++) {
 		const struct frame_info *fi = &rep->r->fis[i];
 
-		if (!fi->d || !fi->sym || (fi->flags & FI_KERNEL))
+		/* synthetic .eh_frame symbols are written from their own table */
+		if (!fi->d || !fi->sym || (fi->flags & FI_KERNEL) || (fi->sym->flags & DSYM_FDE))
 			continue;
 		di = dso_index(ms, fi->d);
 		if (di == UINT32_MAX)
@@ -254,11 +256,12 @@ static void write_dsos(struct cap_out *w, const struct report *rep, const struct
 		}
 		for (j = 0, n = 0; hits[i] && j < d->nr_syms; j++)
 			n += hits[i][j];
-		put_u32(sb, n);
-		for (j = 0; hits[i] && j < d->nr_syms; j++) {
-			struct dso_sym *s = &d->syms[j];
+		put_u32(sb, n + dso_nr_fde_syms(d));
+		for (j = 0; j < d->nr_syms + dso_nr_fde_syms(d); j++) {
+			struct dso_sym *s = j < d->nr_syms ? &d->syms[j]
+							   : dso_fde_sym_at(d, j - d->nr_syms);
 
-			if (!hits[i][j])
+			if (j < d->nr_syms && (!hits[i] || !hits[i][j]))
 				continue;
 			res_prologue(d, s);
 			put_u64(sb, s->start);
@@ -730,8 +733,12 @@ static int read_one_dso(struct cursor *c, struct maps *ms, u32 version)
 			break;
 		if (fs_off < FS_OFF_UNKNOWN || fs_off > 4 * 64)
 			fs_off = FS_OFF_UNKNOWN;
-		dso_add_sym(d, start, end, name, fs_off);
-		d->syms[d->nr_syms - 1].flags = (flags & DSYM_STORED_MASK) | DSYM_SIZED;
+		if (flags & DSYM_FDE) {
+			dso_add_fde_sym(d, start, end, name, fs_off);
+		} else {
+			dso_add_sym(d, start, end, name, fs_off);
+			d->syms[d->nr_syms - 1].flags = (flags & DSYM_STORED_MASK) | DSYM_SIZED;
+		}
 		free(name);
 	}
 	dso_sort_syms(d);

@@ -18,6 +18,7 @@
 #include "capture.h"
 #include "debuginfo.h"
 #include "demangle.h"
+#include "ehframe.h"
 #include "srcline.h"
 #include "report.h"
 #include "session.h"
@@ -534,6 +535,9 @@ static void a2l_lines(struct dso *d, u64 addr, struct sbuf *sb)
 	const struct dso_sym *s = dso_find(d, addr);
 	u32 n = dso_src_frames(d, addr, src, SRC_MAX_FRAMES), k;
 
+	if (!s)
+		s = dso_fde_sym(d, addr, d->name);
+
 	sbuf_printf(sb, "0x%016llx\n", addr);
 	if (!n) {
 		src[0] = (struct src_frame){ 0 };
@@ -598,6 +602,8 @@ static int addr2sym(int argc, char **argv)
 			a2l_lines(d, addr, &line);
 		} else {
 			s = dso_find(d, addr);
+			if (!s)
+				s = dso_fde_sym(d, addr, d->name); /* unnamed: its function */
 			sbuf_printf(&line, "0x%llx ", addr);
 			if (s) {
 				put_name(&line, dso_sym_name(d, s));

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "debuginfo.h"
+#include "ehframe.h"
 #include "elfsym.h"
 #include "srcline.h"
 
@@ -47,6 +48,7 @@ void dso_free(struct dso *d)
 	if (!d)
 		return;
 	dso_src_free(d);
+	dso_fde_free(d);
 	if (d->debug_elf)
 		elf_end(d->debug_elf);
 	free(d->dwarf_path);

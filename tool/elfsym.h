@@ -38,8 +38,10 @@ struct dso_seg {
 
 #define DSYM_DYNSYM (1U << 0) /* came from .dynsym */
 #define DSYM_SIZED (1U << 1) /* st_size was not 0 */
+#define DSYM_FDE (1U << 2) /* no symbol: an .eh_frame FDE's range (ehframe.h) */
+#define DSYM_PLT (1U << 3) /* a PLT entry, named SYMBOL@plt */
 /* the flags a capture file keeps */
-#define DSYM_STORED_MASK 0U
+#define DSYM_STORED_MASK (DSYM_FDE | DSYM_PLT)
 
 struct dso_sym {
 	u64 start; /* struct ivhead: start and end first */
@@ -85,6 +87,7 @@ struct dso {
 	char *dwarf_path; /* file the DWARF comes from */
 	struct dso_dwarf *dwarf; /* srcline.c, on first use */
 	struct dso_src *src; /* source frames stored in a capture */
+	struct dso_fdes *fdes; /* ehframe.c, on first use */
 	struct dso_sym *syms; /* sorted by start once loaded */
 	u32 nr_syms;
 	u32 syms_alloc;

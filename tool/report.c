@@ -214,6 +214,11 @@ void report_footer(const struct report *rep, FILE *out)
 			first = false;
 		}
 		fputs(")\n", out);
+		if (r->fde_frames)
+			fprintf(out,
+				"# %llu of them grouped per function by .eh_frame, named "
+				"file+0xSTART\n",
+				r->fde_frames);
 		fputs("# frames without a symbol are grouped per file as [file]; --raw shows "
 		      "file+offset\n",
 		      out);

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "demangle.h"
+#include "ehframe.h"
 #include "resolve.h"
 #include "srcline.h"
 
@@ -299,6 +300,13 @@ static void resolve_file(struct resolver *r, u32 idx, const struct map *m, u64 a
 		fi->flags |= FI_RESOLVED;
 	} else {
 		fi->reason = d->nr_syms ? UR_NO_SYMBOL : UR_NO_SYMBOLS;
+		/* no name, but a function all the same: its .eh_frame FDE's range */
+		fi->sym = dso_fde_sym(d, vaddr, base);
+		if (fi->sym) {
+			fi->func = intern(r, dso_sym_name(d, fi->sym));
+			fi->off = vaddr - fi->sym->start;
+			fi->flags |= FI_FDE;
+		}
 	}
 	resolve_src(r, idx);
 }
@@ -463,7 +471,7 @@ static void push_kernel(struct resolver *r, struct stack *st, u64 addr, bool is_
 
 static u64 fn_key(const struct frame_info *fi)
 {
-	if (!(fi->flags & FI_RESOLVED))
+	if (!(fi->flags & (FI_RESOLVED | FI_FDE)))
 		return 0;
 	return ((u64)fi->dso << 32 | fi->func) + 1;
 }
@@ -561,6 +569,7 @@ count:
 	for (i = 0; i < st->nr; i++) {
 		r->frames++;
 		r->reasons[r->fis[st->f[i].fi].reason]++;
+		r->fde_frames += !!(r->fis[st->f[i].fi].flags & FI_FDE);
 	}
 }
 
@@ -570,7 +579,7 @@ void res_format_frame(const struct resolver *r, const struct stack_frame *f, str
 
 	if (fi->flags & FI_INLINE) {
 		sbuf_addstr(sb, res_str(r, fi->func));
-	} else if (fi->flags & FI_RESOLVED) {
+	} else if (fi->flags & (FI_RESOLVED | FI_FDE)) {
 		sbuf_printf(sb, "%s+0x%llx", res_str(r, fi->func), f->off);
 	} else if (fi->reason == UR_NO_FILE || fi->reason == UR_NO_SYMBOLS ||
 		   fi->reason == UR_NO_SYMBOL) {

@@ -53,6 +53,7 @@ extern const char *const unres_reason_str[UR_MAX];
 #define FI_RESOLVED (1U << 1) /* func is a real symbol name */
 #define FI_JIT (1U << 2)
 #define FI_INLINE (1U << 3) /* an inlined function, named by DWARF */
+#define FI_FDE (1U << 4) /* no symbol, grouped by its .eh_frame FDE as "file+0xSTART" */
 
 /* One resolved location (shared by every sample that hits the address). */
 struct frame_info {
@@ -126,6 +127,7 @@ struct resolver {
 	u64 reasons[UR_MAX];
 	u64 frames;
 	u64 leaf_inserted;
+	u64 fde_frames; /* unnamed frames grouped by .eh_frame */
 	bool live;
 	bool demangle;
 	bool leaf_repair;

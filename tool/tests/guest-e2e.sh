@@ -28,5 +28,10 @@ stage=$top/build/$arch/e2e
 rm -rf "$stage"
 make -s -C "$top/demo" OUT="$stage" ARCH=$arch
 cp "$top/tool/tests/guest/e2e-guest.sh" "$stage/"
+triplet=$([ $arch = arm64 ] && echo aarch64-linux-gnu || echo x86_64-linux-gnu)
+${cross}gcc -O2 -g -Wall -Wextra -Werror -o "$stage/lzmawork" "$top/tool/tests/guest/lzmawork.c" \
+	-llzma
+readelf --debug-dump=frames "$(realpath "/usr/lib/$triplet/liblzma.so.5")" |
+	sed -n 's/.* FDE .*pc=0*\([0-9a-f]*\)\.\..*/\1/p' >"$stage/lzma-fdes.txt"
 exec "$top/scripts/cycsample-vm" --kernel "$kernel" --add "$stage" --timeout 900 -- \
 	sh /mnt/add/e2e-guest.sh $arch

@@ -131,6 +131,25 @@ $C report -i $T/cut.cyc >/dev/null 2>$T/cut.err
 [ $? -eq 1 ] && grep -q truncated $T/cut.err
 check $? "truncated capture: exit 1 and 'truncated'"
 
+# 1b. a stripped library without debug files: its functions told apart by
+# .eh_frame, each named for its start (an FDE start that readelf lists)
+$C --folded -- $D/lzmawork 2 >$T/lzma.folded 2>$T/lzma.err
+check $? "cycread -- lzmawork (liblzma at preset 6, as xz -6): exit 0"
+# leaf frames of the folded stacks: "NAME COUNT" per line
+awk '{ c = $NF; s = $0; sub(/ [0-9]+$/, "", s); k = split(s, fr, ";"); print fr[k], c }' \
+	$T/lzma.folded >$T/lzma.leaves
+grouped=$(awk '$1 ~ /^liblzma\.so\.5[.0-9]*\+0x[0-9a-f]+$/ { t += $2 } END { print t + 0 }' \
+	$T/lzma.leaves)
+ungrouped=$(awk '$1 ~ /^\[liblzma/ { t += $2 } END { print t + 0 }' $T/lzma.leaves)
+sed -n 's/^liblzma\.so\.5[.0-9]*+0x\([0-9a-f]*\) .*/\1/p' $T/lzma.leaves | sort -u >$T/lzma.starts
+echo "# liblzma leaf samples: $grouped grouped by .eh_frame, $ungrouped ungrouped;" \
+	"$(wc -l <$T/lzma.starts) functions"
+[ "$grouped" -ge 50 ] && [ $((ungrouped * 10)) -le "$grouped" ] && [ "$(wc -l <$T/lzma.starts)" -ge 3 ]
+check $? "liblzma: >= 90 % of its samples grouped into >= 3 functions (not one [liblzma] row)"
+bad=$(grep -vxFf $D/lzma-fdes.txt $T/lzma.starts | head -3)
+[ -s $T/lzma.starts ] && [ -z "$bad" ]
+check $? "every liblzma group is named for an FDE start ($bad)"
+
 # 2. attach to a running process, by pid and by thread
 $D/demo 100000 >/dev/null &
 pid=$!
