@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * C++ (and legacy Rust) names through libstdc++'s demangler,
- * abi::__cxa_demangle, which has C linkage and ships in libsupc++.a even
- * for static cross builds.
+ * Mangled names made readable: C++, Rust legacy (without its hash) and
+ * Rust v0, through libiberty (Debian's libiberty-dev, a static library for
+ * every architecture), so names read as addr2line -C and objdump -C print
+ * them.  A "@plt" or "@@VERSION" suffix is kept.
  */
 #ifndef CYCREAD_DEMANGLE_H
 #define CYCREAD_DEMANGLE_H

@@ -15,6 +15,7 @@
 #include "debuginfo.h"
 #include "ehframe.h"
 #include "elfsym.h"
+#include "plt.h"
 #include "srcline.h"
 
 /* Bounds that no real binary reaches; beyond them the file is hostile. */
@@ -580,6 +581,28 @@ void dso_sort_syms(struct dso *d)
 	finish_syms(d);
 }
 
+/* One symbol per PLT stub, "name@plt": no table lists them (plt.h). */
+static void load_plt(struct dso *d)
+{
+	struct plt_entry *plt;
+	u32 i, n = plt_entries(d->elf, d->e_machine, &plt);
+
+	for (i = 0; i < n; i++) {
+		struct dso_sym *s = new_sym(d);
+		char *name = xasprintf("%s@plt", plt[i].name);
+
+		s->start = plt[i].addr;
+		s->end = plt[i].addr + plt[i].size;
+		s->name = strpool_add(&d->names, name);
+		s->bind = STB_GLOBAL;
+		s->type = STT_FUNC;
+		s->flags = DSYM_SIZED | DSYM_PLT;
+		s->fs_off = FS_OFF_UNKNOWN;
+		free(name);
+	}
+	free(plt);
+}
+
 /* A .gnu_debugdata image's .symtab, merged in; true when it had one. */
 static bool load_minidebuginfo(struct dso *d)
 {
@@ -613,6 +636,7 @@ void dso_load_syms(struct dso *d, const struct dso_search *s)
 	if (!d->elf)
 		return;
 	load_tables(d, d->elf, d->has_symtab, true);
+	load_plt(d);
 	d->symsrc = d->has_symtab ? SYMSRC_SYMTAB : SYMSRC_DYNSYM;
 	d->symsrc_path = xstrdup(d->path);
 	/* a debug file: the symbols of a stripped binary, the DWARF of any without its own */
