@@ -458,13 +458,7 @@ int capture_write(const char *path, const struct report *rep, const struct maps 
 		goto out;
 	}
 	write_sections(&w, rep, ms);
-	ret = w.err;
-	if (fclose(w.f) && !ret)
-		ret = -errno;
-	if (!ret && rename(tmp, path))
-		ret = -errno;
-	if (ret)
-		unlink(tmp);
+	ret = commit_file(w.f, tmp, path, w.err);
 out:
 	free(tmp);
 	sbuf_free(&w.sb);

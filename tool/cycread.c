@@ -38,6 +38,10 @@ struct options {
 	bool no_inline;
 	bool debuginfod;
 	int nr_targets;
+	/* -p and -t: the target when recording, filters with -i */
+	const char *pid_arg;
+	const char *tid_arg;
+	int nr_ids;
 };
 
 enum long_only {
@@ -58,6 +62,16 @@ enum long_only {
 	OPT_KALLSYMS,
 	OPT_NO_INLINE,
 	OPT_DEBUGINFOD,
+	OPT_PPROF,
+	OPT_WEIGHT,
+	OPT_COMM,
+	OPT_DSO,
+	OPT_SYMBOL,
+	OPT_TIME,
+	OPT_HISTOGRAM,
+	OPT_RAW_DETAILS,
+	OPT_SHOW_TASK,
+	OPT_SHOW_LOST,
 };
 
 static const struct option long_opts[] = {
@@ -68,7 +82,7 @@ static const struct option long_opts[] = {
 	{ "count", required_argument, NULL, 'c' },
 	{ "event", required_argument, NULL, 'e' },
 	{ "duration", required_argument, NULL, 'd' },
-	{ "call-graph", no_argument, NULL, 'g' },
+	{ "call-graph", optional_argument, NULL, 'g' },
 	{ "no-call-graph", no_argument, NULL, OPT_NO_CALL_GRAPH },
 	{ "user-only", no_argument, NULL, OPT_USER_ONLY },
 	{ "regs", no_argument, NULL, OPT_REGS },
@@ -82,6 +96,19 @@ static const struct option long_opts[] = {
 	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
 	{ "debuginfod", no_argument, NULL, OPT_DEBUGINFOD },
 	{ "raw", no_argument, NULL, OPT_RAW },
+	{ "raw-details", no_argument, NULL, OPT_RAW_DETAILS },
+	{ "show-task-events", no_argument, NULL, OPT_SHOW_TASK },
+	{ "show-lost-events", no_argument, NULL, OPT_SHOW_LOST },
+	{ "pprof", required_argument, NULL, OPT_PPROF },
+	{ "weight", required_argument, NULL, OPT_WEIGHT },
+	{ "comm", required_argument, NULL, OPT_COMM },
+	{ "comms", required_argument, NULL, OPT_COMM },
+	{ "dso", required_argument, NULL, OPT_DSO },
+	{ "dsos", required_argument, NULL, OPT_DSO },
+	{ "symbol", required_argument, NULL, OPT_SYMBOL },
+	{ "symbols", required_argument, NULL, OPT_SYMBOL },
+	{ "time", required_argument, NULL, OPT_TIME },
+	{ "histogram", optional_argument, NULL, OPT_HISTOGRAM },
 	{ "folded", no_argument, NULL, OPT_FOLDED },
 	{ "svg", required_argument, NULL, OPT_SVG },
 	{ "children", no_argument, NULL, OPT_CHILDREN },
@@ -126,12 +153,20 @@ static void usage(FILE *f)
 		"  -o, --output FILE     also save a capture file (for cycread report -i)\n"
 		"Report:\n"
 		"  -i, --input FILE      report a capture file; --symfs DIR: binaries under DIR\n"
-		"      --raw             every sample and its frames (perf script layout)\n"
-		"      --folded          collapsed stacks for FlameGraph or speedscope\n"
-		"      --svg FILE        write an interactive flame graph\n"
+		"      --weight W        period (default: cycles, as perf report) or samples\n"
 		"      --children        add inclusive percentages\n"
 		"  -s, --sort KEYS       from comm,pid,tid,dso,sym,srcline (default dso,sym)\n"
 		"      --percent-limit P hide rows below P %%\n"
+		"  -G, --call-graph caller|callee[,P]  a call tree under each row (P: 0.5 %%)\n"
+		"  -p, -t, --comm, --dso, --symbol LIST  with -i: only these pids, tids,\n"
+		"                        commands, sampled objects or functions (a,b,...)\n"
+		"      --time START,END  only seconds START to END after the first record\n"
+		"      --histogram[=S]   samples per S seconds (default 1), to find slices\n"
+		"      --raw             the samples as perf script prints them; with\n"
+		"                        --raw-details, --show-task-events, --show-lost-events\n"
+		"      --folded          collapsed stacks for FlameGraph or speedscope\n"
+		"      --svg FILE        write an interactive flame graph\n"
+		"      --pprof FILE      write a gzipped pprof profile (go tool pprof, Pyroscope)\n"
 		"      --no-inline       no frames for inlined functions (source lines stay)\n"
 		"      --no-demangle, --no-leaf-repair, --debug-dir DIR, --kallsyms FILE\n"
 		"      --debuginfod      also ask $DEBUGINFOD_URLS for debug files (off by default)\n"
@@ -210,6 +245,75 @@ static void set_target(struct options *o, u32 type, const char *arg)
 			number(arg, type == CYCSAMPLE_TARGET_TID ? "tid" : "pid", 1, INT_MAX);
 }
 
+/* "cycread: OPT 'ARG': WHY" and exit 2 */
+static void __noreturn bad_value(const char *opt, const char *arg, const char *why)
+{
+	fprintf(stderr, "%s: %s '%s': %s\n", prog_name, opt, arg, why);
+	fprintf(stderr, "Try '%s --help'.\n", prog_name);
+	exit(EXIT_USAGE);
+}
+
+static void filter(struct options *o, enum filter_kind kind, const char *opt, const char *arg)
+{
+	const char *why;
+
+	if (!report_parse_filter(&o->rep, kind, arg, &why))
+		bad_value(opt, arg, why);
+}
+
+/* --call-graph [caller|callee][,PERCENT]: a bare one records callchains. */
+static void call_graph(struct options *o, const char *arg)
+{
+	const char *comma = arg ? strchr(arg, ',') : NULL;
+	size_t len = comma ? (size_t)(comma - arg) : arg ? strlen(arg) : 0;
+	char *end;
+
+	if (!arg) {
+		o->rec.callchain = true;
+		return;
+	}
+	if (len == 6 && !strncmp(arg, "caller", 6))
+		o->rep.graph = GRAPH_CALLER;
+	else if (len == 6 && !strncmp(arg, "callee", 6))
+		o->rep.graph = GRAPH_CALLEE;
+	else
+		bad_usage("call graph: '%s' (use caller or callee, then ,PERCENT)", arg);
+	if (!comma)
+		return;
+	errno = 0;
+	o->rep.graph_limit = strtod(comma + 1, &end);
+	if (errno || *end || end == comma + 1 || !(o->rep.graph_limit >= 0) ||
+	    o->rep.graph_limit > 100)
+		bad_usage("call graph: '%s': the limit is not a percentage", arg);
+}
+
+/*
+ * An optional value given after a space ("--call-graph caller"): the next
+ * argument when @is_value says it is one, so a command ("-g ./prog") stays
+ * a command.
+ */
+static const char *peek_arg(int argc, char **argv, bool (*is_value)(const char *))
+{
+	if (optarg || optind >= argc || !is_value(argv[optind]))
+		return optarg;
+	return argv[optind++];
+}
+
+/* "caller" or "callee", alone or with ",PERCENT" */
+static bool is_graph(const char *s)
+{
+	return (!strncmp(s, "caller", 6) || !strncmp(s, "callee", 6)) && (!s[6] || s[6] == ',');
+}
+
+/* a number, wholly */
+static bool is_number(const char *s)
+{
+	char *end;
+
+	strtod(s, &end);
+	return end != s && !*end;
+}
+
 static void parse(struct options *o, int argc, char **argv)
 {
 	const char *bad;
@@ -217,14 +321,18 @@ static void parse(struct options *o, int argc, char **argv)
 	char *end;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "+p:t:aF:c:e:d:gm:o:i:s:qvhV", long_opts, NULL)) !=
+	while ((c = getopt_long(argc, argv, "+p:t:aF:c:e:d:gGm:o:i:s:qvhV", long_opts, NULL)) !=
 	       -1) {
 		switch (c) {
 		case 'p':
-			set_target(o, CYCSAMPLE_TARGET_PID, optarg);
+			o->nr_ids += !!o->pid_arg;
+			o->pid_arg = optarg;
+			o->nr_ids++;
 			break;
 		case 't':
-			set_target(o, CYCSAMPLE_TARGET_TID, optarg);
+			o->nr_ids += !!o->tid_arg;
+			o->tid_arg = optarg;
+			o->nr_ids++;
 			break;
 		case 'a':
 			set_target(o, CYCSAMPLE_TARGET_CPUS, NULL);
@@ -252,7 +360,10 @@ static void parse(struct options *o, int argc, char **argv)
 			o->rec.duration = secs;
 			break;
 		case 'g':
-			o->rec.callchain = true;
+			call_graph(o, peek_arg(argc, argv, is_graph));
+			break;
+		case 'G':
+			o->rep.graph = GRAPH_CALLER;
 			break;
 		case OPT_NO_CALL_GRAPH:
 			o->rec.callchain = false;
@@ -290,6 +401,47 @@ static void parse(struct options *o, int argc, char **argv)
 		case OPT_RAW:
 			o->rep.raw = true;
 			break;
+		case OPT_RAW_DETAILS:
+			o->rep.raw_details = true;
+			break;
+		case OPT_SHOW_TASK:
+			o->rep.show_task_events = true;
+			break;
+		case OPT_SHOW_LOST:
+			o->rep.show_lost_events = true;
+			break;
+		case OPT_PPROF:
+			o->rep.pprof_path = optarg;
+			break;
+		case OPT_WEIGHT:
+			if (!strcmp(optarg, "period") || !strcmp(optarg, "cycles"))
+				o->rep.weight = WEIGHT_PERIOD;
+			else if (!strcmp(optarg, "samples"))
+				o->rep.weight = WEIGHT_SAMPLES;
+			else
+				bad_usage("weight: '%s' (use period or samples)", optarg);
+			break;
+		case OPT_COMM:
+			filter(o, FILTER_COMM, "--comm", optarg);
+			break;
+		case OPT_DSO:
+			filter(o, FILTER_DSO, "--dso", optarg);
+			break;
+		case OPT_SYMBOL:
+			filter(o, FILTER_SYMBOL, "--symbol", optarg);
+			break;
+		case OPT_TIME:
+			if (!report_parse_time(&o->rep, optarg, &bad))
+				bad_value("--time", optarg, bad);
+			break;
+		case OPT_HISTOGRAM:
+			optarg = (char *)peek_arg(argc, argv, is_number);
+			o->rep.histogram = optarg ? strtod(optarg, &end) : 1;
+			if (optarg && (*end || end == optarg || !(o->rep.histogram >= 1e-6) ||
+				       o->rep.histogram > 1e6))
+				bad_usage("histogram: '%s' is not a bucket width in seconds",
+					  optarg);
+			break;
 		case OPT_FOLDED:
 			o->rep.folded = true;
 			break;
@@ -301,8 +453,7 @@ static void parse(struct options *o, int argc, char **argv)
 			break;
 		case 's':
 			if (!report_parse_sort(&o->rep, optarg, &bad))
-				bad_usage("sort keys: '%s' (use comm,pid,tid,dso,sym,srcline)",
-					  bad);
+				bad_value("sort keys", optarg, bad);
 			break;
 		case OPT_PERCENT_LIMIT:
 			errno = 0;
@@ -347,8 +498,9 @@ static void parse(struct options *o, int argc, char **argv)
 		o->nr_targets++;
 		o->rec.target_type = CYCSAMPLE_TARGET_PID;
 	}
-	if (o->rep.raw && o->rep.folded)
-		bad_usage("%s", "--raw and --folded are different outputs; choose one");
+	if (o->rep.raw + o->rep.folded + (o->rep.histogram > 0) > 1)
+		bad_usage("%s",
+			  "--raw, --folded and --histogram are different outputs; choose one");
 	if (o->rec.freq && o->rec.period)
 		bad_usage("%s", "-F and -c both set the rate; choose one");
 	if (o->input || o->report_cmd) {
@@ -356,10 +508,23 @@ static void parse(struct options *o, int argc, char **argv)
 			bad_usage("%s", "report needs -i FILE");
 		if (o->nr_targets)
 			bad_usage("%s", "-i reads a capture; it takes no target or command");
+		/* with a capture, -p and -t choose samples, as in perf report */
+		if (o->nr_ids > !!o->pid_arg + !!o->tid_arg)
+			bad_usage("%s", "-p and -t take a list (a,b,...): give each once");
+		if (o->pid_arg)
+			filter(o, FILTER_PID, "-p", o->pid_arg);
+		if (o->tid_arg)
+			filter(o, FILTER_TID, "-t", o->tid_arg);
 		return;
 	}
 	if (o->symfs)
 		bad_usage("%s", "--symfs applies to -i FILE");
+	if (o->pid_arg)
+		set_target(o, CYCSAMPLE_TARGET_PID, o->pid_arg);
+	if (o->tid_arg)
+		set_target(o, CYCSAMPLE_TARGET_TID, o->tid_arg);
+	if (o->nr_ids > 1)
+		o->nr_targets = 2; /* "give one target" */
 	if (o->nr_targets != 1)
 		bad_usage("%s",
 			  o->nr_targets
@@ -384,6 +549,7 @@ static char *svg_title(const struct profile *p)
 static int output(struct options *o, struct profile *p, struct maps *ms, struct resolver *r)
 {
 	struct report rep;
+	char err[512];
 	int ret = 0;
 
 	report_build(&rep, p, r);
@@ -403,6 +569,20 @@ static int output(struct options *o, struct profile *p, struct maps *ms, struct 
 			fprintf(stderr, "%s: wrote %llu samples to %s\n", prog_name,
 				(unsigned long long)p->nr_samples, o->output);
 	}
+	/* after the capture: a filter that matches nothing loses no recording */
+	if (report_select(&rep, &o->rep, err, sizeof(err))) {
+		pr_err("%s", err);
+		ret = EXIT_RUNTIME;
+		goto out;
+	}
+	if (o->rep.pprof_path) {
+		ret = report_pprof(&rep, o->rep.pprof_path);
+		if (ret) {
+			pr_err("%s: %s", o->rep.pprof_path, strerror(-ret));
+			ret = EXIT_RUNTIME;
+			goto out;
+		}
+	}
 	if (o->rep.svg_path) {
 		char *title = svg_title(p);
 
@@ -417,9 +597,12 @@ static int output(struct options *o, struct profile *p, struct maps *ms, struct 
 	if (o->quiet)
 		goto out;
 	if (o->rep.raw) {
-		report_raw(&rep, stdout);
+		report_raw(&rep, &o->rep, stdout);
 	} else if (o->rep.folded) {
 		report_folded(&rep, stdout);
+	} else if (o->rep.histogram > 0) {
+		report_header(&rep, stdout);
+		report_histogram(&rep, o->rep.histogram, stdout);
 	} else {
 		report_header(&rep, stdout);
 		report_top(&rep, &o->rep, stdout);
@@ -641,6 +824,7 @@ int main(int argc, char **argv)
 	o.rep.keys[0] = KEY_DSO;
 	o.rep.keys[1] = KEY_SYM;
 	o.rep.nr_keys = 2;
+	o.rep.graph_limit = 0.5;
 	parse(&o, argc, argv);
 	if (!o.rec.freq && !o.rec.period)
 		o.rec.freq = DEFAULT_FREQ;
@@ -682,5 +866,6 @@ out:
 	res_free(&r);
 	maps_free(&ms);
 	prof_free(&p);
+	report_opts_free(&o.rep);
 	return ret;
 }

@@ -9,7 +9,7 @@
 
 #include "report.h"
 
-bool report_parse_sort(struct report_opts *o, const char *arg, const char **bad)
+bool report_parse_sort(struct report_opts *o, const char *arg, const char **why)
 {
 	static const struct {
 		const char *name;
@@ -18,27 +18,34 @@ bool report_parse_sort(struct report_opts *o, const char *arg, const char **bad)
 		{ "comm", KEY_COMM }, { "pid", KEY_PID },	  { "dso", KEY_DSO },
 		{ "sym", KEY_SYM },   { "srcline", KEY_SRCLINE }, { "tid", KEY_TID },
 	};
+#define SORT_KEYS "(use comm,pid,tid,dso,sym,srcline: at most 6, each once)"
 	char *copy = xstrdup(arg), *tok, *save = NULL;
-	u32 i;
+	u32 i, seen = 0;
 
 	o->nr_keys = 0;
+	*why = "unknown key " SORT_KEYS;
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		for (i = 0; i < ARRAY_SIZE(names); i++)
 			if (!strcmp(tok, names[i].name))
 				break;
-		if (i == ARRAY_SIZE(names) || o->nr_keys == REPORT_MAX_KEYS) {
-			*bad = arg;
-			free(copy);
-			return false;
+		if (i == ARRAY_SIZE(names))
+			goto out_bad;
+		if (seen & (1U << i)) {
+			*why = "a key given twice " SORT_KEYS;
+			goto out_bad;
 		}
+		seen |= 1U << i;
 		o->keys[o->nr_keys++] = names[i].key;
 	}
 	free(copy);
 	if (!o->nr_keys) {
-		*bad = arg;
+		*why = "no key " SORT_KEYS;
 		return false;
 	}
 	return true;
+out_bad:
+	free(copy);
+	return false;
 }
 
 static void add_frame(struct report *rep, const struct stack_frame *f)
@@ -66,6 +73,9 @@ void report_build(struct report *rep, struct profile *p, struct resolver *r)
 	memset(rep, 0, sizeof(*rep));
 	rep->p = p;
 	rep->r = r;
+	rep->by_period = true;
+	rep->t0 = p->nr_ev ? p->ev[0].time : 0;
+	rep->time_to = UINT64_MAX;
 	for (i = 0; i < p->nr_ev; i++) {
 		struct rec_sample v;
 		struct rsample *rs;
@@ -81,6 +91,9 @@ void report_build(struct report *rep, struct profile *p, struct resolver *r)
 		rs->nr_kernel = 0;
 		rs->ev = i;
 		rs->leaf = st.leaf;
+		rs->period = v.s->period;
+		rep->total += rs->period;
+		rep->total_period += rs->period;
 		for (j = 0; j < rs->nr; j++) {
 			if (st.f[j].flags & SF_KERNEL)
 				rs->nr_kernel++;
@@ -88,6 +101,11 @@ void report_build(struct report *rep, struct profile *p, struct resolver *r)
 		}
 	}
 	stack_free(&st);
+}
+
+const char *report_unit(const struct report *rep)
+{
+	return rep->by_period ? meta_event_name(rep->p->meta.event) : "samples";
 }
 
 void report_free(struct report *rep)
@@ -272,8 +290,10 @@ void report_frame_name(const struct report *rep, u32 fi, bool kernel, struct sbu
 
 struct top_row {
 	u32 fields[REPORT_MAX_KEYS]; /* ids in the local string table */
-	u64 self;
-	u64 children;
+	u32 id; /* index before sorting: refs name rows by it */
+	u64 self; /* weight of the samples this row is the leaf of */
+	u64 children; /* weight of the samples it is in, once per sample */
+	u64 nr_self; /* those samples counted */
 	u32 last_sample; /* counts children once per sample */
 };
 
@@ -284,6 +304,11 @@ struct top {
 	struct top_row *rows;
 	u32 nr;
 	u32 alloc;
+	/* call-graph trees: the (sample, frame) entries of each row */
+	struct tree_ref *refs;
+	u32 *ref_row;
+	u32 nr_refs;
+	u32 alloc_refs;
 };
 
 static u32 top_row(struct top *t, const struct report *rep, const struct report_opts *o,
@@ -348,10 +373,40 @@ static u32 top_row(struct top *t, const struct report *rep, const struct report_
 	row = &t->rows[t->nr];
 	memset(row, 0, sizeof(*row));
 	memcpy(row->fields, fields, sizeof(fields));
+	row->id = t->nr;
 	row->last_sample = UINT32_MAX;
 	u64map_put(&t->rows_by_key, key_id, t->nr);
 	u64map_put(&t->rows_by_frame, fkey, t->nr);
 	return t->nr++;
+}
+
+static void add_ref(struct top *t, u32 row, u32 sample, u32 frame)
+{
+	if (t->nr_refs >= t->alloc_refs) {
+		t->alloc_refs = t->alloc_refs ? 2 * t->alloc_refs : 1024;
+		t->refs = xrealloc(t->refs, t->alloc_refs, sizeof(*t->refs));
+		t->ref_row = xrealloc(t->ref_row, t->alloc_refs, sizeof(*t->ref_row));
+	}
+	t->refs[t->nr_refs] = (struct tree_ref){ .sample = sample, .frame = frame };
+	t->ref_row[t->nr_refs++] = row;
+}
+
+/* Group the refs by row (a counting sort, stable in sample order). */
+static struct tree_ref *refs_by_row(const struct top *t, u32 **first)
+{
+	struct tree_ref *out = xcalloc(t->nr_refs ? t->nr_refs : 1, sizeof(*out));
+	u32 *pos = xcalloc(t->nr + 1, sizeof(*pos)), i;
+
+	for (i = 0; i < t->nr_refs; i++)
+		pos[t->ref_row[i] + 1]++;
+	for (i = 0; i < t->nr; i++)
+		pos[i + 1] += pos[i];
+	*first = xcalloc(t->nr + 1, sizeof(**first));
+	memcpy(*first, pos, (t->nr + 1) * sizeof(*pos));
+	for (i = 0; i < t->nr_refs; i++)
+		out[pos[t->ref_row[i]]++] = t->refs[i];
+	free(pos);
+	return out;
 }
 
 struct row_order {
@@ -401,30 +456,51 @@ static const char *key_title(enum report_key k)
 	}
 }
 
-void report_top(const struct report *rep, const struct report_opts *o, FILE *out)
+/* Count every row's weights (and collect the tree entries when asked). */
+static void top_count(struct top *t, const struct report *rep, const struct report_opts *o)
 {
-	u64 total = rep->nr_samples, rest_self = 0, rest_rows = 0;
-	int width[REPORT_MAX_KEYS];
-	struct top t = { 0 };
-	u32 i, j, k;
+	u32 i, j;
 
 	for (i = 0; i < rep->nr_samples; i++) {
 		const struct rsample *rs = &rep->samples[i];
+		u64 w = report_weight(rep, rs);
 
 		for (j = 0; j < rs->nr; j++) {
 			/* top_row() may grow t.rows: index it only afterwards */
-			u32 idx = top_row(&t, rep, o, rs, j);
-			struct top_row *row = &t.rows[idx];
+			u32 idx = top_row(t, rep, o, rs, j);
+			struct top_row *row = &t->rows[idx];
 
-			if (!j)
-				row->self++;
+			if (!j) {
+				row->self += w;
+				row->nr_self++;
+				if (o->graph != GRAPH_NONE && !o->children)
+					add_ref(t, idx, i, j);
+			}
 			if (row->last_sample != i) {
 				row->last_sample = i;
-				row->children++;
+				row->children += w;
+				if (o->graph != GRAPH_NONE && o->children)
+					add_ref(t, idx, i, j);
 			}
 		}
 	}
+}
+
+void report_top(const struct report *rep, const struct report_opts *o, FILE *out)
+{
+	u64 total = rep->total, rest_w = 0, rest_rows = 0;
+	const char *unit = report_unit(rep);
+	int width[REPORT_MAX_KEYS], sw, cw;
+	struct tree_ref *refs = NULL;
+	char self_t[40], child_t[40];
+	struct top t = { 0 };
+	u32 *first = NULL;
+	u32 i, k;
+
+	top_count(&t, rep, o);
 	sort(t.rows, t.nr, sizeof(*t.rows), row_cmp, &(struct row_order){ &t, o });
+	if (o->graph != GRAPH_NONE)
+		refs = refs_by_row(&t, &first);
 	for (k = 0; k < o->nr_keys; k++) {
 		width[k] = strlen(key_title(o->keys[k]));
 		for (i = 0; i < t.nr; i++) {
@@ -434,42 +510,57 @@ void report_top(const struct report *rep, const struct report_opts *o, FILE *out
 		}
 		width[k] = MIN(width[k], 40);
 	}
+	/* the share columns say what they count: "Self cycles", "Self samples" */
+	snprintf(self_t, sizeof(self_t), "Self %s", unit);
+	snprintf(child_t, sizeof(child_t), "Children %s", unit);
+	sw = MAX(8, (int)strlen(self_t));
+	cw = MAX(8, (int)strlen(child_t));
 	fputs("#\n# ", out);
 	if (o->children)
-		fputs("Children     Self  Samples", out);
-	else
-		fputs("    Self  Samples", out);
+		fprintf(out, "%*s  ", cw, child_t);
+	fprintf(out, "%*s  Samples", sw, self_t);
 	for (k = 0; k < o->nr_keys; k++)
 		fprintf(out, "  %-*s", k + 1 < o->nr_keys ? width[k] : 0, key_title(o->keys[k]));
 	fputs("\n", out);
 	for (i = 0; i < t.nr; i++) {
 		const struct top_row *row = &t.rows[i];
-		double self = total ? 100.0 * row->self / total : 0;
-		double children = total ? 100.0 * row->children / total : 0;
+		double self = report_pct(row->self, total),
+		       children = report_pct(row->children, total);
 
-		if ((o->children ? children : self) < o->min_percent ||
-		    (!o->children && !row->self)) {
-			rest_self += row->self;
+		if (!o->children && !row->nr_self)
+			continue; /* only a caller: a row of --children alone */
+		if ((o->children ? children : self) < o->min_percent) {
+			rest_w += row->self;
 			rest_rows++;
 			continue;
 		}
+		fputs("  ", out);
 		if (o->children)
-			fprintf(out, "  %7.2f%% %7.2f%% %8llu", children, self, row->self);
-		else
-			fprintf(out, "  %7.2f%% %8llu", self, row->self);
+			fprintf(out, "%*.2f%%  ", cw - 1, children);
+		fprintf(out, "%*.2f%% %8llu", sw - 1, self, row->nr_self);
 		for (k = 0; k < o->nr_keys; k++)
 			fprintf(out, "  %-*s", k + 1 < o->nr_keys ? width[k] : 0,
 				strtab_str(&t.strs, row->fields[k]));
 		fputc('\n', out);
+		if (refs)
+			report_tree(rep, o, refs + first[row->id],
+				    first[row->id + 1] - first[row->id], out);
 	}
-	if (rest_rows && rest_self)
-		fprintf(out, "# %llu more rows below %.2f%% hold %.2f%% of the samples\n",
-			rest_rows, o->min_percent, total ? 100.0 * rest_self / total : 0);
-	fprintf(out, "#\n# total: %llu samples\n", total);
+	if (rest_rows && rest_w)
+		fprintf(out, "# %llu more rows below %.2f%% hold %.2f%% of the %s\n", rest_rows,
+			o->min_percent, report_pct(rest_w, total), unit);
+	fprintf(out, "#\n# total: %u samples", rep->nr_samples);
+	if (rep->by_period)
+		fprintf(out, ", %llu %s", total, unit);
+	fputc('\n', out);
 	strtab_free(&t.strs);
 	u64map_free(&t.rows_by_key);
 	u64map_free(&t.rows_by_frame);
 	free(t.rows);
+	free(t.refs);
+	free(t.ref_row);
+	free(refs);
+	free(first);
 }
 
 /* ---- folded ------------------------------------------------------------- */
@@ -519,7 +610,7 @@ void report_folded(const struct report *rep, FILE *out)
 			counts[nr] = 0;
 			nr++;
 		}
-		counts[id]++;
+		counts[id] += report_weight(rep, &rep->samples[i]);
 	}
 	for (i = 0; i < nr; i++)
 		ent[i].count = counts[ent[i].id];

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Everything printed from a profile: the top table (self and
- * --children), --raw sample blocks, --folded stacks and the --svg flame graph.
+ * --children) with its call-graph trees, --raw sample blocks, --folded
+ * stacks, the --svg flame graph, the per-second histogram and --pprof.
  *
- * Weights are sample counts (not periods), so the folded output can be read
- * by FlameGraph, speedscope and the Firefox Profiler alike and the
- * percentages mean "share of the samples".
+ * Weights: by default a sample weighs its period (the cycles it stands for),
+ * as in perf report; --weight samples counts every sample as one.  In
+ * frequency mode the kernel changes the period from sample to sample, so the
+ * two give different shares.  The filters (--comm, --pid, --tid, --dso,
+ * --symbol, --time) choose the samples every output then reads.
  */
 #ifndef CYCREAD_REPORT_H
 #define CYCREAD_REPORT_H
@@ -26,18 +29,58 @@ enum report_key {
 
 #define REPORT_MAX_KEYS 6
 
+enum report_weight {
+	WEIGHT_PERIOD, /* the sample's period: cycles (or clock ns) */
+	WEIGHT_SAMPLES, /* one per sample */
+};
+
+enum report_graph {
+	GRAPH_NONE,
+	GRAPH_CALLER, /* from the outermost caller down (perf report -G) */
+	GRAPH_CALLEE, /* from the row's function up to its callers */
+};
+
+/* The filters of the report options; an empty list does not filter. */
+enum filter_kind { FILTER_COMM, FILTER_PID, FILTER_TID, FILTER_DSO, FILTER_SYMBOL, FILTER_KINDS };
+
+struct report_filter {
+	char **vals[FILTER_KINDS]; /* the comma-separated values given */
+	u32 nr[FILTER_KINDS];
+	bool time; /* --time given */
+	u64 time_start; /* ns after the first record, inclusive */
+	u64 time_end; /* exclusive; UINT64_MAX: to the end */
+};
+
 struct report_opts {
 	bool raw;
+	bool raw_details; /* --raw: registers, flags and repair marks too */
+	bool show_task_events; /* --raw: also EXEC and EXIT records */
+	bool show_lost_events; /* --raw: also LOST records */
 	bool folded;
 	bool children;
 	const char *svg_path;
+	const char *pprof_path;
 	enum report_key keys[REPORT_MAX_KEYS];
 	u32 nr_keys;
 	double min_percent; /* top rows below this are summed up in one line */
+	enum report_weight weight;
+	enum report_graph graph;
+	double graph_limit; /* tree branches below this percentage are hidden */
+	double histogram; /* bucket width in seconds; 0: no histogram */
+	struct report_filter filter;
 };
 
-/* Parse "dso,sym" into @o; false (with *bad set) on an unknown key. */
-bool report_parse_sort(struct report_opts *o, const char *arg, const char **bad);
+/*
+ * Parse "dso,sym" into @o; false with *why set on an unknown or repeated
+ * key (the message names the keys and their limit).
+ */
+bool report_parse_sort(struct report_opts *o, const char *arg, const char **why);
+/* Add the comma-separated values of --comm etc.; false with *why on junk. */
+bool report_parse_filter(struct report_opts *o, enum filter_kind kind, const char *arg,
+			 const char **why);
+/* "START,END" seconds (either may be empty); false with *why on junk. */
+bool report_parse_time(struct report_opts *o, const char *arg, const char **why);
+void report_opts_free(struct report_opts *o);
 
 /* A resolved sample: frames innermost first, as indexes of frame_info. */
 struct rsample {
@@ -46,6 +89,7 @@ struct rsample {
 	u16 nr_kernel; /* the first nr_kernel frames are kernel frames */
 	u32 ev; /* index in profile.ev */
 	u8 leaf;
+	u64 period;
 };
 
 struct report {
@@ -59,18 +103,59 @@ struct report {
 	u64 *frame_addr;
 	size_t nr_frames;
 	size_t alloc_frames;
+	bool by_period; /* report_weight() is the period */
+	u64 total; /* the samples' weights summed */
+	u64 total_period;
+	u64 t0; /* time of the first record: --time and the histogram count from it */
+	u64 time_from; /* the --time slice, in ns after t0 */
+	u64 time_to;
 };
 
-/* Resolve every sample of @p (which must be sorted). */
+/* Resolve every sample of @p (which must be sorted); weights are periods. */
 void report_build(struct report *rep, struct profile *p, struct resolver *r);
 void report_free(struct report *rep);
+/*
+ * Keep the samples @o's filters choose and weigh them as @o says.  Returns
+ * 0, or -1 with a message in @err when a filter matches no sample (it names
+ * the values that would).
+ */
+int report_select(struct report *rep, const struct report_opts *o, char *err, size_t errlen);
+
+static inline u64 report_weight(const struct report *rep, const struct rsample *rs)
+{
+	return rep->by_period ? rs->period : 1;
+}
+
+static inline double report_pct(u64 part, u64 total)
+{
+	return total ? 100.0 * part / total : 0;
+}
+
+/* What a weight counts: "samples", or the event ("cycles", "cpu-clock"). */
+const char *report_unit(const struct report *rep);
 
 void report_header(const struct report *rep, FILE *out);
 void report_footer(const struct report *rep, FILE *out);
 void report_top(const struct report *rep, const struct report_opts *o, FILE *out);
-void report_raw(const struct report *rep, FILE *out);
+void report_raw(const struct report *rep, const struct report_opts *o, FILE *out);
 void report_folded(const struct report *rep, FILE *out);
 int report_svg(const struct report *rep, const char *path, const char *title);
+/* Samples and weight per bucket of @secs seconds after the first record. */
+void report_histogram(const struct report *rep, double secs, FILE *out);
+/* Write a gzip-compressed pprof profile.proto to @path; 0 or -errno. */
+int report_pprof(const struct report *rep, const char *path);
+/* The same, uncompressed, into a malloc'ed buffer (tests). */
+void report_pprof_mem(const struct report *rep, u8 **buf, size_t *len);
+
+/* One entry of a top row's tree: sample @sample, the row's frame at @frame. */
+struct tree_ref {
+	u32 sample;
+	u32 frame;
+};
+
+/* Print the call-graph tree of one top row (perf report's graph layout). */
+void report_tree(const struct report *rep, const struct report_opts *o, const struct tree_ref *refs,
+		 u32 nr, FILE *out);
 
 /* The folded name of a frame (kernel frames get "_[k]", inline frames "_[i]"). */
 void report_frame_name(const struct report *rep, u32 fi, bool kernel, struct sbuf *sb);

@@ -1,15 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * --raw: every record in time order, one block per sample in
- * the layout of "perf script" (so speedscope and FlameGraph's
- * stackcollapse-perf.pl read it too):
+ * --raw: the samples in time order, one block per sample in the layout of
+ * "perf script --ns" (so speedscope and FlameGraph's stackcollapse-perf.pl
+ * read it too), each block ending with an empty line:
  *
- *   comm pid/tid [cpu] secs.nsecs: period event: mode regs
- *   <tab>address symbol+0xoff (file) source.c:line
+ *   comm pid/tid [cpu] secs.nsecs: period event:
+ *   <tab>address symbol+0xoff (file)
  *
- * An inlined function's frame reads "<tab>address name (inlined) file:line"
- * and comes before the frame it was inlined into, as in perf script.  The
- * source line, when known, ends the frame's line.
+ * An inlined function's frame reads "<tab>address name (inlined)" and comes
+ * before the frame it was inlined into, as in perf script.
+ *
+ * Side records (EXEC, EXIT, LOST) only with --show-task-events and
+ * --show-lost-events: a tool that reads every block as a sample would count
+ * them as samples.  --raw-details adds what perf script does not print by
+ * default: the mode, registers and flags after the event, the source line
+ * (when known) after each frame, and the leaf-caller repair's mark after an
+ * inserted frame.
  */
 #include <string.h>
 
@@ -20,19 +26,9 @@ static void time_str(u64 ns, char *buf, size_t len)
 	snprintf(buf, len, "%llu.%09llu", ns / 1000000000ULL, ns % 1000000000ULL);
 }
 
-static void raw_sample(const struct report *rep, const struct rsample *rs, FILE *out,
-		       struct sbuf *sb)
+static void raw_details(const struct cycsample_sample *s, FILE *out)
 {
-	const struct cycsample_sample *s = prof_rec(rep->p, &rep->p->ev[rs->ev]);
-	const char *ev = meta_event_name(rep->p->meta.event);
-	char t[32];
-	u32 j;
-
-	sbuf_reset(sb);
-	report_comm_name(rep, s->pid, sb);
-	time_str(s->time, t, sizeof(t));
-	fprintf(out, "%s %u/%u [%03u] %s: %llu %s: %s pc 0x%llx sp 0x%llx fp 0x%llx lr 0x%llx",
-		sb->buf, s->pid, s->tid, s->cpu, t, s->period, ev,
+	fprintf(out, " %s pc 0x%llx sp 0x%llx fp 0x%llx lr 0x%llx",
 		s->flags & CYCSAMPLE_SAMPLE_KERNEL ? "kernel" : "user", s->pc, s->sp, s->fp, s->lr);
 	if (s->flags & CYCSAMPLE_SAMPLE_THROTTLED)
 		fputs(" throttled", out);
@@ -44,6 +40,23 @@ static void raw_sample(const struct report *rep, const struct rsample *rs, FILE 
 		fputs(" irqs-off", out);
 	if (s->flags & (CYCSAMPLE_SAMPLE_KCHAIN_TRUNC | CYCSAMPLE_SAMPLE_UCHAIN_TRUNC))
 		fputs(" chain-truncated", out);
+}
+
+static void raw_sample(const struct report *rep, const struct rsample *rs, bool details, FILE *out,
+		       struct sbuf *sb)
+{
+	const struct cycsample_sample *s = prof_rec(rep->p, &rep->p->ev[rs->ev]);
+	const char *ev = meta_event_name(rep->p->meta.event);
+	char t[32];
+	u32 j;
+
+	sbuf_reset(sb);
+	report_comm_name(rep, s->pid, sb);
+	time_str(s->time, t, sizeof(t));
+	fprintf(out, "%s %u/%u [%03u] %s: %llu %s:", sb->buf, s->pid, s->tid, s->cpu, t, s->period,
+		ev);
+	if (details)
+		raw_details(s, out);
 	fputc('\n', out);
 	for (j = 0; j < rs->nr; j++) {
 		struct stack_frame f = {
@@ -61,12 +74,12 @@ static void raw_sample(const struct report *rep, const struct rsample *rs, FILE 
 		else
 			fprintf(out, "\t%16llx %s (%s)", f.addr, sb->buf,
 				res_str(rep->r, fi->path));
-		if (fi->file != RES_NO_STR) {
+		if (details && fi->file != RES_NO_STR) {
 			sbuf_reset(sb);
 			res_format_srcline(rep->r, f.fi, true, sb);
 			fprintf(out, " %s", sb->buf);
 		}
-		if ((f.flags & SF_INSERTED) && !(f.flags & SF_INLINE))
+		if (details && (f.flags & SF_INSERTED) && !(f.flags & SF_INLINE))
 			fprintf(out, " [caller from lr: %s]", leaf_verdict_str(rs->leaf));
 		fputc('\n', out);
 	}
@@ -91,7 +104,7 @@ static void raw_task(const struct report *rep, const struct prof_event *e, FILE 
 		fprintf(out, "%s %u/%u [%03u] %s: EXIT\n\n", sb->buf, t->pid, t->tid, e->cpu, ts);
 }
 
-void report_raw(const struct report *rep, FILE *out)
+void report_raw(const struct report *rep, const struct report_opts *o, FILE *out)
 {
 	struct sbuf sb = { 0 };
 	size_t i;
@@ -105,16 +118,19 @@ void report_raw(const struct report *rep, FILE *out)
 		case CYCSAMPLE_REC_SAMPLE:
 			/* report_build() kept samples in event order */
 			if (next < rep->nr_samples && rep->samples[next].ev == i)
-				raw_sample(rep, &rep->samples[next++], out, &sb);
+				raw_sample(rep, &rep->samples[next++], o->raw_details, out, &sb);
 			break;
 		case CYCSAMPLE_REC_LOST:
+			if (!o->show_lost_events)
+				break;
 			time_str(e->time, ts, sizeof(ts));
 			fprintf(out, "[lost] -1/-1 [%03u] %s: LOST %llu samples\n\n", e->cpu, ts,
 				((const struct cycsample_lost *)prof_rec(rep->p, e))->lost);
 			break;
 		case CYCSAMPLE_REC_EXEC:
 		case CYCSAMPLE_REC_EXIT:
-			raw_task(rep, e, out, &sb);
+			if (o->show_task_events)
+				raw_task(rep, e, out, &sb);
 			break;
 		}
 	}

@@ -5,13 +5,14 @@
  * The stacks are merged into a tree (root "all", then the command, then the
  * frames from the outermost caller to the sampled function), children
  * sorted by name as in the folded output.  Every frame becomes a <g> with its
- * position in samples (data-x, data-w), depth (data-d) and name (data-n), a
- * <title> tooltip, a <rect> and a <text> placed for the full view, so the
- * picture renders even without scripts.  The embedded script re-places
- * frames on zoom (click a frame; "Reset Zoom" or Escape to undo), shows
- * name, samples and percentage of the hovered frame at the bottom, and
- * highlights frames matching a regular expression ("Search" or Ctrl-F),
- * printing the matched share of all samples.
+ * position in weight units (data-x, data-w: cycles, or samples with
+ * --weight samples), depth (data-d) and name (data-n), a <title> tooltip, a
+ * <rect> and a <text> placed for the full view, so the picture renders even
+ * without scripts.  The embedded script re-places frames on zoom (click a
+ * frame; "Reset Zoom" or Escape to undo), shows name, weight (in the unit
+ * that #frames' data-unit names) and percentage of the hovered frame at the
+ * bottom, and highlights frames matching a regular expression ("Search" or
+ * Ctrl-F), printing the matched share of the whole.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -41,8 +42,8 @@ struct fnode {
 	u32 parent;
 	u32 first_child;
 	u32 next_sibling;
-	u64 count; /* samples in this frame and below */
-	u64 x; /* samples left of this frame */
+	u64 count; /* weight of this frame and below */
+	u64 x; /* weight left of this frame */
 	u32 depth;
 	u8 kind;
 };
@@ -108,12 +109,13 @@ static void tree_build(struct ftree *t, const struct report *rep)
 	for (i = 0; i < rep->nr_samples; i++) {
 		const struct rsample *rs = &rep->samples[i];
 		const struct cycsample_sample *s = prof_rec(rep->p, &rep->p->ev[rs->ev]);
+		u64 w = report_weight(rep, rs);
 
-		t->n[0].count++;
+		t->n[0].count += w;
 		sbuf_reset(&sb);
 		report_comm_name(rep, s->pid, &sb);
 		node = tree_child(t, 0, sb.buf, NODE_COMM);
-		t->n[node].count++;
+		t->n[node].count += w;
 		for (j = rs->nr - 1; j >= 0; j--) {
 			u32 fi = rep->frames[rs->first + j];
 			bool kernel = j < rs->nr_kernel;
@@ -121,7 +123,7 @@ static void tree_build(struct ftree *t, const struct report *rep)
 			sbuf_reset(&sb);
 			report_frame_name(rep, fi, kernel, &sb);
 			node = tree_child(t, node, sb.buf, frame_kind(rep, fi, kernel));
-			t->n[node].count++;
+			t->n[node].count += w;
 		}
 	}
 	sbuf_free(&sb);
@@ -255,7 +257,7 @@ static const char svg_script[] =
 	"'use strict';\n"
 	"var W = "
 	"%d, PAD = %d, CHAR_W = %.1f;\n"
-	"var frames = [], total = 1, details, matched, resetBtn, zoomed = null, re = null;\n"
+	"var frames = [], total = 1, unit, details, matched, resetBtn, zoomed = null, re = null;\n"
 	"function attr(g, a) { return g.getAttribute('data-' + a); }\n"
 	"function num(g, a) { return +attr(g, a); }\n"
 	"function pct(n) { return (100 * n / total).toFixed(2) + '%%'; }\n"
@@ -324,9 +326,10 @@ static const char svg_script[] =
 	"  matched = document.getElementById('matched');\n"
 	"  resetBtn = document.getElementById('reset');\n"
 	"  total = frames.length ? num(frames[0], 'w') : 1;\n"
+	"  unit = document.getElementById('frames').getAttribute('data-unit');\n"
 	"  frames.forEach(function (g) {\n"
 	"    g.addEventListener('mouseover', function () {\n"
-	"      details.textContent = attr(g, 'n') + ' (' + num(g, 'w') + ' samples, ' +\n"
+	"      details.textContent = attr(g, 'n') + ' (' + num(g, 'w') + ' ' + unit + ', ' +\n"
 	"        pct(num(g, 'w')) + ')';\n"
 	"    });\n"
 	"    g.addEventListener('mouseout', function () { details.textContent = ' '; });\n"
@@ -343,7 +346,7 @@ static const char svg_script[] =
 	"]]></script>\n";
 
 static void emit_frame(FILE *out, const struct ftree *t, const struct fnode *n, u64 total,
-		       int height)
+		       const char *unit, int height)
 {
 	const char *name = strtab_str(&t->strs, n->name);
 	double scale = (double)(SVG_WIDTH - 2 * SVG_PAD) / (total ? total : 1);
@@ -359,7 +362,7 @@ static void emit_frame(FILE *out, const struct ftree *t, const struct fnode *n, 
 	xml_escape(out, name);
 	fputs("\"><title>", out);
 	xml_escape(out, name);
-	fprintf(out, " (%llu samples, %.2f%%)</title>", n->count,
+	fprintf(out, " (%llu %s, %.2f%%)</title>", n->count, unit,
 		total ? 100.0 * n->count / total : 0.0);
 	fprintf(out,
 		"<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" rx=\"2\" "
@@ -406,9 +409,10 @@ int report_svg(const struct report *rep, const char *path, const char *title)
 		"<svg version=\"1.1\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
 		"xmlns=\"http://www.w3.org/2000/svg\">\n",
 		SVG_WIDTH, height, SVG_WIDTH, height);
-	fputs("<!-- flame graph written by cycread: width is the share of samples, "
-	      "bottom-up from caller to callee -->\n",
-	      out);
+	fprintf(out,
+		"<!-- flame graph written by cycread: width is the share of %s, "
+		"bottom-up from caller to callee -->\n",
+		report_unit(rep));
 	fputs(svg_style, out);
 	fprintf(out, svg_script, SVG_WIDTH, SVG_PAD, SVG_CHAR_W);
 	fprintf(out, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#f6f6f4\"/>\n",
@@ -427,9 +431,9 @@ int report_svg(const struct report *rep, const char *path, const char *title)
 	fprintf(out, "<text id=\"details\" x=\"%d\" y=\"%d\"> </text>\n", SVG_PAD, height - 8);
 	fprintf(out, "<text id=\"matched\" x=\"%d\" y=\"%d\" text-anchor=\"end\"></text>\n",
 		SVG_WIDTH - SVG_PAD, height - 8);
-	fputs("<g id=\"frames\">\n", out);
+	fprintf(out, "<g id=\"frames\" data-unit=\"%s\">\n", report_unit(rep));
 	for (i = 0; i < t.nr; i++)
-		emit_frame(out, &t, &t.n[order[i]], t.n[0].count, height);
+		emit_frame(out, &t, &t.n[order[i]], t.n[0].count, report_unit(rep), height);
 	fputs("</g>\n</svg>\n", out);
 	if (ferror(out))
 		ret = -EIO;

@@ -186,6 +186,17 @@ void sbuf_free(struct sbuf *sb)
 	sb->alloc = 0;
 }
 
+int commit_file(FILE *f, const char *tmp, const char *path, int err)
+{
+	if (fclose(f) && !err)
+		err = -errno;
+	if (!err && rename(tmp, path))
+		err = -errno;
+	if (err)
+		unlink(tmp);
+	return err;
+}
+
 int read_fd(int fd, char **bufp, size_t *lenp, size_t max)
 {
 	size_t len = 0, alloc = 4096;

@@ -103,6 +103,13 @@ int read_fd(int fd, char **buf, size_t *len, size_t max);
 int map_file(const char *path, size_t max, const void **data, size_t *len);
 void unmap_file(const void *data, size_t len);
 
+/*
+ * Finish a file written as @tmp through @f: close it and rename it over
+ * @path, so readers see the old file or the whole new one; on any error
+ * (@err, the caller's, included) @tmp is removed.  Returns 0 or -errno.
+ */
+int commit_file(FILE *f, const char *tmp, const char *path, int err);
+
 /* Open-addressing hash map from a 64-bit key to a 64-bit value. */
 struct u64map {
 	u64 *keys;

@@ -5,6 +5,7 @@
  * nowhere so a hostile file cannot make us open real files.
  */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "../capture.h"
 
@@ -19,6 +20,8 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	struct profile p;
 	struct maps ms;
 	char err[256];
+	size_t pb_len;
+	u8 *pb;
 
 	if (!null)
 		null = fopen("/dev/null", "w");
@@ -32,9 +35,11 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 		o.children = true;
 		report_top(&rep, &o, null);
 		report_footer(&rep, null);
-		report_raw(&rep, null);
+		report_raw(&rep, &o, null);
 		report_folded(&rep, null);
 		report_svg(&rep, "/dev/null", "fuzz");
+		report_pprof_mem(&rep, &pb, &pb_len);
+		free(pb);
 		report_free(&rep);
 	}
 	res_free(&r);

@@ -7,8 +7,11 @@
 # call chains, leaf-caller repair, the shared-library function, -p/-t/-a,
 # --user-only, --no-call-graph, -c, Ctrl-C, CMD exit status and exec
 # failure, EXEC, children, a deleted binary, a JIT perf map, capture files,
-# and demo/perfsample (perf_event_open alone) against cycread on the demo.
-# Default kernel: arm64-6.1.  Exit status: the guest's.
+# and demo/perfsample (perf_event_open alone) against cycread on the demo;
+# trees, filters, time slices; then go tool pprof reads the guest's --pprof
+# file as the guest's cycread reported it (tests/check-pprof.py).
+# Default kernel: arm64-6.1.  Exit status: the guest's, or 1 when a host
+# check failed.
 
 set -eu
 kernel=${1:-arm64-6.1}
@@ -33,5 +36,28 @@ ${cross}gcc -O2 -g -Wall -Wextra -Werror -o "$stage/lzmawork" "$top/tool/tests/g
 	-llzma
 readelf --debug-dump=frames "$(realpath "/usr/lib/$triplet/liblzma.so.5")" |
 	sed -n 's/.* FDE .*pc=0*\([0-9a-f]*\)\.\..*/\1/p' >"$stage/lzma-fdes.txt"
-exec "$top/scripts/cycsample-vm" --kernel "$kernel" --add "$stage" --timeout 900 -- \
-	sh /mnt/add/e2e-guest.sh $arch
+out=$top/build/$arch/e2e-out
+rm -rf "$out"
+mkdir -p "$out"
+{
+	# set -e: a failing guest must still leave its status for the host checks
+	vm=0
+	"$top/scripts/cycsample-vm" --kernel "$kernel" --add "$stage" --timeout 900 -- \
+		sh /mnt/add/e2e-guest.sh $arch || vm=$?
+	echo $vm >"$out/rc"
+} | tee "$out/guest.log"
+rc=$(cat "$out/rc")
+
+# The guest's pprof file and tables (base64 between "#-- file" and "#-- end"):
+# go tool pprof, on the host, must read the demo's profile as cycread did.
+for f in demo.pb.gz pp-period.txt pp-samples.txt; do
+	tr -d '\r' <"$out/guest.log" |
+		sed -n "/^#-- file $f\$/,/^#-- end $f\$/s/^#= //p" | base64 -d >"$out/$f" 2>/dev/null || true
+done
+prc=0
+"$top/tool/tests/check-pprof.py" --pprof "$out/demo.pb.gz" --period "$out/pp-period.txt" \
+	--samples "$out/pp-samples.txt" --label "guest demo ($kernel)" \
+	--expect-inline warm_phase >"$out/pprof.tap" || prc=$?
+grep -v '^1\.\.' "$out/pprof.tap"
+[ "$rc" -eq 0 ] || exit "$rc"
+exit "$prc"

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mkcapture FILE [SAMPLES] - write the synthetic session of synth.h as a
- * capture file: the input of the golden report tests and the fuzzers' seed.
- * With SAMPLES, its samples are repeated (later in time) until there are
- * that many, for measuring report time against profile size.
+ * mkcapture FILE [SAMPLES [SHIFT]] - write the synthetic session of synth.h
+ * as a capture file: the input of the golden report tests and the fuzzers'
+ * seed.  With SAMPLES, its samples are repeated until there are that many
+ * (for measuring report time against profile size), each round SHIFT ns
+ * (default 10000) after the one before (1000000000: one round per second,
+ * for the histogram and --time tests).
  *
  * mkcapture --elf BIN FILE - a session with one sample every 8 bytes of
  * every function of BIN (mapped whole at 0x10000000), so the capture holds
@@ -64,10 +66,12 @@ int main(int argc, char **argv)
 	int ret;
 
 	unsigned long want = argc > 2 ? strtoul(argv[2], NULL, 0) : 0;
+	u64 shift = argc > 3 ? strtoull(argv[3], NULL, 0) : 10000;
 	bool elf = argc == 4 && !strcmp(argv[1], "--elf");
 
-	if (argc < 2 || (argc > 3 && !elf)) {
-		fprintf(stderr, "usage: mkcapture FILE [SAMPLES] | mkcapture --elf BIN FILE\n");
+	if (argc < 2 || argc > 4) {
+		fprintf(stderr,
+			"usage: mkcapture FILE [SAMPLES [SHIFT]] | mkcapture --elf BIN FILE\n");
 		return 2;
 	}
 	prof_init(&p);
@@ -78,7 +82,7 @@ int main(int argc, char **argv)
 		argv[1] = argv[3];
 	} else {
 		synth_build(&p, &ms, &r);
-		synth_scale(&p, want);
+		synth_scale(&p, want, shift);
 	}
 	report_build(&rep, &p, &r);
 	ret = capture_write(argv[1], &rep, &ms);

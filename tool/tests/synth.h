@@ -5,6 +5,10 @@
  * samples exercise every report feature (leaf-caller repair, demangling,
  * shared-library and kernel frames, JIT, unknown addresses, LOST, EXEC,
  * EXIT).  test_capture and mkcapture (the golden tests' input) share it.
+ *
+ * Periods grow with time (250 cycles per ns of timestamp), as frequency
+ * mode's do while the kernel settles on a rate, so shares by period and by
+ * sample count differ and the reports show which one they use.
  */
 #ifndef CYCREAD_SYNTH_H
 #define CYCREAD_SYNTH_H
@@ -74,7 +78,7 @@ static void sy_sample(struct profile *p, u64 time, u32 cpu, u32 flags, u64 lr, c
 	r.s.tid = SY_PID + (cpu ? 1 : 0);
 	r.s.cpu = cpu;
 	r.s.flags = flags;
-	r.s.period = 1000000;
+	r.s.period = 250 * time;
 	r.s.pc = nk ? kf[0] : uf[0];
 	r.s.sp = 0xfffff000;
 	r.s.fp = 0xfffff010;
@@ -218,11 +222,11 @@ static void synth_build(struct profile *p, struct maps *ms, struct resolver *r)
 	prof_sort(p);
 }
 
-/* Repeat the samples of @p, shifted in time, until there are @want of them. */
-static void synth_scale(struct profile *p, unsigned long want)
+/* Repeat the samples of @p, each round @shift ns later, until there are @want of them. */
+static inline void synth_scale(struct profile *p, unsigned long want, u64 shift)
 {
 	size_t n = p->nr_ev, i;
-	u64 round = 1, shift = 10000;
+	u64 round = 1;
 	struct sy_rec copy;
 
 	while (want && p->nr_samples < want) {

@@ -47,7 +47,7 @@ static char *reports(struct sess *s)
 	o.children = true;
 	report_top(&rep, &o, f);
 	report_footer(&rep, f);
-	report_raw(&rep, f);
+	report_raw(&rep, &o, f);
 	report_folded(&rep, f);
 	report_free(&rep);
 	fclose(f);
@@ -258,7 +258,7 @@ static void test_large_round_trip(void)
 
 	sess_init(&s);
 	synth_build(&s.p, &s.ms, &s.r);
-	synth_scale(&s.p, 30000);
+	synth_scale(&s.p, 30000, 10000);
 	live = reports(&s);
 	report_build(&rep, &s.p, &s.r);
 	ok(!capture_write(path, &rep, &s.ms), "large capture written");

@@ -266,17 +266,21 @@ static void add_sample(struct profile *p, u64 time, u64 pc)
 
 static char *report_text(struct profile *p, struct resolver *r, int kind)
 {
-	struct report_opts o = { .keys = { KEY_SRCLINE }, .nr_keys = 1 };
+	/* counted in samples; --raw-details: the source lines after the frames */
+	struct report_opts o = {
+		.keys = { KEY_SRCLINE }, .nr_keys = 1, .weight = WEIGHT_SAMPLES, .raw_details = true
+	};
 	struct report rep;
-	char *buf = NULL;
+	char *buf = NULL, err[256];
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
 	report_build(&rep, p, r);
+	report_select(&rep, &o, err, sizeof(err));
 	if (kind == 0)
 		report_folded(&rep, f);
 	else if (kind == 1)
-		report_raw(&rep, f);
+		report_raw(&rep, &o, f);
 	else
 		report_top(&rep, &o, f);
 	report_free(&rep);
@@ -318,7 +322,7 @@ static void test_reports(void)
 	text = report_text(&p, &t.r, 1);
 	ok(strstr(text, " fx_mix (inlined) ") && strstr(text, "fx_inline.h:") &&
 		   strstr(text, " fx_outer+0x"),
-	   "--raw: 'fx_mix (inlined) .../fx_inline.h:N' before the fx_outer frame");
+	   "--raw --raw-details: 'fx_mix (inlined) .../fx_inline.h:N' before the fx_outer frame");
 	free(text);
 	text = report_text(&p, &t.r, 2);
 	ok(strstr(text, "fx_inline.h:") != NULL, "--sort srcline: rows by file:line");

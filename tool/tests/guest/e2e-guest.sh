@@ -5,14 +5,21 @@
 # a guest by tests/guest-e2e.sh with the demo programs in /mnt/add.  Prints
 # TAP; exits non-zero when a check failed.
 #
-# Shares: the demo's work functions should get 50/30/15/5 % of the samples
-# that land in them (demo/demo.c).  Start-up (exec, the dynamic loader) is
-# not part of that model, so shares are taken over the work functions only.
-# With N >= 500 such samples one share's binomial standard deviation is at
-# most sqrt(0.25 / 500) = 2.2 points; 6 points allow for ~2.7 sigma plus
-# the small systematic skew of loop and call overhead, while a wrong
-# attribution (a function's samples landing elsewhere) moves a share by far
-# more than that.
+# Shares: the demo's work functions should get 50/30/15/5 % of the cycles
+# spent in them (demo/demo.c).  The folded output weighs samples by their
+# periods, as the table does by default, so these are shares of cycles.
+# Start-up (exec, the dynamic loader) is not part of that model, so shares
+# are taken over the work functions only.  With N >= 500 such samples one
+# share's binomial standard deviation is at most sqrt(0.25 / 500) = 2.2
+# points (the periods of the work functions' samples are alike once the
+# kernel has settled the rate, so weighing by them does not widen it); 6
+# points allow for ~2.7 sigma plus the small systematic skew of loop and
+# call overhead, while a wrong attribution (a function's samples landing
+# elsewhere) moves a share by far more than that.
+#
+# Files the host checks (the pprof file and the tables go tool pprof must
+# agree with) are printed base64-encoded between "#-- file NAME" and
+# "#-- end NAME", each line as a "#= " TAP comment.
 
 arch=${1:-arm64}
 C=/cycsample/cycread
@@ -82,10 +89,13 @@ grep -q "libdemo.so  *lib_checksum" $T/top.txt
 check $? "shared-library function named with its file (libdemo.so lib_checksum)"
 $C report -i $T/demo.cyc --folded >$T/demo.folded
 check $? "report -i capture --folded"
-work=$(( $(leaf_count $T/demo.folded hot_loop) + $(leaf_count $T/demo.folded lib_checksum) +
-	 $(leaf_count $T/demo.folded warm_inner) + $(leaf_count $T/demo.folded tiny_leaf) ))
+$C report -i $T/demo.cyc --folded --weight samples >$T/demo-n.folded
+work=$(( $(leaf_count $T/demo-n.folded hot_loop) + $(leaf_count $T/demo-n.folded lib_checksum) +
+	 $(leaf_count $T/demo-n.folded warm_inner) + $(leaf_count $T/demo-n.folded tiny_leaf) ))
 [ "$work" -ge 500 ]
 check $? "at least 500 samples in the work functions ($work)"
+grep -q "Self cycles  Samples" $T/top.txt && grep -q "^# total: [0-9]* samples, [0-9]* cycles" $T/top.txt
+check $? "the table weighs by period and says so (Self cycles, total cycles)"
 for fw in hot_loop:50 lib_checksum:30 warm_inner:15 tiny_leaf:5; do
 	f=${fw%%:*}
 	want=${fw#*:}
@@ -100,7 +110,7 @@ for ch in main:do_round:hot_loop main:do_round:lib_checksum \
 	all=$(leaf_count $T/demo.folded "$leaf")
 	good=$(chain_count $T/demo.folded "$chain")
 	[ "$all" -gt 0 ] && [ $((good * 100)) -ge $((all * 90)) ]
-	check $? "complete chain $chain in $good of $all samples (>= 90 %)"
+	check $? "complete chain $chain in $good of $all cycles (>= 90 %)"
 done
 if [ "$arch" = arm64 ]; then
 	$C report -i $T/demo.cyc --folded --no-leaf-repair >$T/noleaf.folded
@@ -112,14 +122,46 @@ if [ "$arch" = arm64 ]; then
 	check $? "report counts the leaf-caller repairs"
 fi
 $C report -i $T/demo.cyc --raw >$T/raw.txt
-grep -q "^demo [0-9]*/[0-9]* \[[0-9]*\] [0-9]*\.[0-9]*: [0-9]* " $T/raw.txt &&
-	grep -q "hot_loop+0x[0-9a-f]* (/mnt/add/demo)" $T/raw.txt
-check $? "--raw: sample header and 'symbol+0xoff (file)' frames"
-# source lines and inline frames (DWARF of the demo, which is built with -g)
-grep -q "hot_loop+0x[0-9a-f]* (/mnt/add/demo) .*demo\.c:[0-9][0-9]*" $T/raw.txt
-check $? "--raw: a source line on the demo's frames (demo.c:N)"
-grep -q "warm_phase (inlined) .*demo\.c:[0-9][0-9]*" $T/raw.txt
-check $? "--raw: the inlined warm_phase as an inline frame with its line"
+grep -q "^demo [0-9]*/[0-9]* \[[0-9]*\] [0-9]*\.[0-9]*: [0-9]* cycles:$" $T/raw.txt &&
+	grep -q "hot_loop+0x[0-9a-f]* (/mnt/add/demo)$" $T/raw.txt
+check $? "--raw: perf script's sample header and 'symbol+0xoff (file)' frames"
+! grep -q "EXEC\|EXIT" $T/raw.txt && $C report -i $T/demo.cyc --raw --show-task-events |
+	grep -q ": EXEC demo$"
+check $? "--raw: EXEC and EXIT only with --show-task-events"
+$C report -i $T/demo.cyc -G --symbol hot_loop >$T/tree.txt
+grep -q "^           ---" $T/tree.txt && grep -A8 -- "---" $T/tree.txt | grep -q "do_round" &&
+	grep -A8 -- "---" $T/tree.txt | grep -q "hot_loop"
+check $? "-G --symbol hot_loop: a caller tree through do_round down to hot_loop"
+$C report -i $T/demo.cyc --histogram >$T/hist.txt
+hist=$(awk '/^  *[0-9.]+ +[0-9.]+ +[0-9]+ / { n += $3 } END { print n + 0 }' $T/hist.txt)
+tot=$(sed -n 's/^# total: \([0-9]*\) samples.*/\1/p' $T/hist.txt)
+[ "$hist" -gt 0 ] && [ "$hist" = "$tot" ]
+check $? "--histogram: the seconds' samples add up to the total ($hist of $tot)"
+$C report -i $T/demo.cyc --time 1, --weight samples >$T/slice.txt
+sl=$(sed -n 's/^# total: \([0-9]*\) samples.*/\1/p' $T/slice.txt)
+want=$(awk '/^  *[0-9.]+ +[0-9.]+ +[0-9]+ / && $1 >= 1 { n += $3 } END { print n + 0 }' $T/hist.txt)
+[ "$sl" = "$want" ]
+check $? "--time 1,: the samples of the histogram's seconds from 1 on ($sl of $want)"
+$C report -i $T/demo.cyc --comm nosuch >/dev/null 2>$T/comm.err
+[ $? -eq 1 ] && grep -q "no sample has that command (demo" $T/comm.err
+check $? "--comm of no sample: exit 1 naming the commands there are"
+$C report -i $T/demo.cyc --pprof $T/demo.pb.gz -q && [ -s $T/demo.pb.gz ]
+check $? "report -i capture --pprof FILE"
+$C report -i $T/demo.cyc --sort sym --children >$T/pp-period.txt
+$C report -i $T/demo.cyc --sort sym --children --weight samples >$T/pp-samples.txt
+for f in demo.pb.gz pp-period.txt pp-samples.txt; do
+	echo "#-- file $f"
+	base64 $T/$f | sed 's/^/#= /'
+	echo "#-- end $f"
+done
+# source lines and inline frames (DWARF of the demo, which is built with -g):
+# perf script prints no source line by default, --raw-details does
+$C report -i $T/demo.cyc --raw --raw-details >$T/rawd.txt
+grep -q "hot_loop+0x[0-9a-f]* (/mnt/add/demo) .*demo\.c:[0-9][0-9]*" $T/rawd.txt
+check $? "--raw --raw-details: a source line on the demo's frames (demo.c:N)"
+grep -q "warm_phase (inlined)$" $T/raw.txt &&
+	grep -q "warm_phase (inlined) .*demo\.c:[0-9][0-9]*" $T/rawd.txt
+check $? "--raw: the inlined warm_phase as an inline frame (with its line in --raw-details)"
 $C report -i $T/demo.cyc --sort srcline >$T/srcline.txt 2>&1
 grep -q "demo\.c:[0-9][0-9]*" $T/srcline.txt
 check $? "--sort srcline: rows by demo.c:line"

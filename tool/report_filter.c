@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Choosing samples: the --comm, --pid, --tid, --dso and --symbol filters,
+ * --time slices, the weight, and the per-second histogram that shows where
+ * the slices worth a look are.
+ *
+ * A filter value that matches no sample is an error that lists the values
+ * that would match, so a typo never reads as "nothing happened there".
+ * --dso and --symbol look at the sampled (innermost) frame, as perf report's
+ * --dsos and --symbols do with its self entries.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+#define LIST_MAX 8 /* values named in an error message */
+
+static const char *const filter_option[FILTER_KINDS] = {
+	[FILTER_COMM] = "--comm", [FILTER_PID] = "--pid",	[FILTER_TID] = "--tid",
+	[FILTER_DSO] = "--dso",	  [FILTER_SYMBOL] = "--symbol",
+};
+
+static const char *const filter_noun[FILTER_KINDS] = {
+	[FILTER_COMM] = "command", [FILTER_PID] = "pid",	 [FILTER_TID] = "tid",
+	[FILTER_DSO] = "object",   [FILTER_SYMBOL] = "function",
+};
+
+bool report_parse_filter(struct report_opts *o, enum filter_kind kind, const char *arg,
+			 const char **why)
+{
+	struct report_filter *f = &o->filter;
+	char *copy = xstrdup(arg), *tok, *save = NULL;
+	bool ok = true;
+	u64 v;
+
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *val;
+
+		if (kind == FILTER_PID || kind == FILTER_TID) {
+			if (!parse_u64(tok, 10, &v) || v > INT32_MAX) {
+				*why = "not a list of numbers";
+				ok = false;
+				break;
+			}
+			val = xasprintf("%llu", v);
+		} else {
+			val = xstrdup(tok);
+		}
+		f->vals[kind] = xrealloc(f->vals[kind], f->nr[kind] + 1, sizeof(char *));
+		f->vals[kind][f->nr[kind]++] = val;
+	}
+	free(copy);
+	if (ok && !f->nr[kind]) {
+		*why = "no value";
+		ok = false;
+	}
+	return ok;
+}
+
+/* Seconds, as a non-negative decimal, into ns. */
+static bool parse_secs(const char *s, size_t len, u64 *ns)
+{
+	char buf[64], *end;
+	double v;
+
+	if (!len || len >= sizeof(buf))
+		return false;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	errno = 0;
+	v = strtod(buf, &end);
+	if (errno || *end || end == buf || !(v >= 0) || v > 1e9)
+		return false;
+	*ns = (u64)(v * 1e9 + 0.5);
+	return true;
+}
+
+bool report_parse_time(struct report_opts *o, const char *arg, const char **why)
+{
+	struct report_filter *f = &o->filter;
+	const char *comma = strchr(arg, ',');
+
+	*why = "not START,END in seconds after the first record (either may be empty)";
+	if (!comma || strchr(comma + 1, ','))
+		return false;
+	f->time_start = 0;
+	f->time_end = UINT64_MAX;
+	if (comma > arg && !parse_secs(arg, comma - arg, &f->time_start))
+		return false;
+	if (comma[1] && !parse_secs(comma + 1, strlen(comma + 1), &f->time_end))
+		return false;
+	if (f->time_end <= f->time_start) {
+		*why = "END is not after START";
+		return false;
+	}
+	f->time = true;
+	return true;
+}
+
+void report_opts_free(struct report_opts *o)
+{
+	u32 k, i;
+
+	for (k = 0; k < FILTER_KINDS; k++) {
+		for (i = 0; i < o->filter.nr[k]; i++)
+			free(o->filter.vals[k][i]);
+		free(o->filter.vals[k]);
+		o->filter.vals[k] = NULL;
+		o->filter.nr[k] = 0;
+	}
+}
+
+/* The value a filter compares: NULL when the sample has none (no frame). */
+static const char *sample_value(const struct report *rep, const struct rsample *rs,
+				enum filter_kind kind, struct sbuf *sb)
+{
+	const struct cycsample_sample *s = prof_rec(rep->p, &rep->p->ev[rs->ev]);
+	const struct frame_info *fi;
+
+	sbuf_reset(sb);
+	switch (kind) {
+	case FILTER_COMM:
+		report_comm_name(rep, s->pid, sb);
+		return sb->buf;
+	case FILTER_PID:
+		sbuf_printf(sb, "%u", s->pid);
+		return sb->buf;
+	case FILTER_TID:
+		sbuf_printf(sb, "%u", s->tid);
+		return sb->buf;
+	default:
+		break;
+	}
+	if (!rs->nr)
+		return NULL;
+	fi = res_fi(rep->r, rep->frames[rs->first]);
+	return res_str(rep->r, kind == FILTER_DSO ? fi->dso : fi->func);
+}
+
+/*
+ * Whether @val names what sample_value() gave: commands also by the name
+ * with spaces (the table shows '_'), objects also by their full path.
+ */
+static bool value_matches(const struct report *rep, const struct rsample *rs, enum filter_kind kind,
+			  const char *got, const char *val)
+{
+	const struct cycsample_sample *s;
+	const char *comm;
+
+	if (!strcmp(got, val))
+		return true;
+	if (kind == FILTER_COMM) {
+		s = prof_rec(rep->p, &rep->p->ev[rs->ev]);
+		comm = prof_comm(rep->p, s->pid);
+		return comm && !strcmp(comm, val);
+	}
+	if (kind == FILTER_DSO && rs->nr)
+		return !strcmp(res_str(rep->r, res_fi(rep->r, rep->frames[rs->first])->path), val);
+	return false;
+}
+
+static bool sample_passes(const struct report *rep, const struct rsample *rs,
+			  const struct report_filter *f, u8 *hit[FILTER_KINDS], struct sbuf *sb)
+{
+	bool pass = true;
+	u32 k, i;
+
+	for (k = 0; k < FILTER_KINDS; k++) {
+		const char *got;
+		bool any = false;
+
+		if (!f->nr[k])
+			continue;
+		got = sample_value(rep, rs, k, sb);
+		for (i = 0; got && i < f->nr[k]; i++) {
+			if (value_matches(rep, rs, k, got, f->vals[k][i])) {
+				hit[k][i] = 1;
+				any = true;
+			}
+		}
+		pass &= any;
+	}
+	return pass;
+}
+
+/* "app, sh, ..." : the values of @kind the samples have, for an error. */
+static void list_values(const struct report *rep, enum filter_kind kind, struct sbuf *out)
+{
+	struct strtab seen = { 0 };
+	struct sbuf sb = { 0 };
+	u32 i, n = 0;
+
+	for (i = 0; i < rep->nr_samples; i++) {
+		const char *v = sample_value(rep, &rep->samples[i], kind, &sb);
+
+		if (!v || strtab_intern(&seen, v) < n)
+			continue;
+		if (n++ == LIST_MAX) {
+			sbuf_addstr(out, ", ...");
+			break;
+		}
+		sbuf_printf(out, "%s%s", n > 1 ? ", " : "", v);
+	}
+	if (!n)
+		sbuf_addstr(out, "none");
+	strtab_free(&seen);
+	sbuf_free(&sb);
+}
+
+static bool in_slice(const struct report *rep, const struct rsample *rs,
+		     const struct report_filter *f)
+{
+	u64 t = rep->p->ev[rs->ev].time - rep->t0;
+
+	return !f->time || (t >= f->time_start && t < f->time_end);
+}
+
+static int check_hits(const struct report *rep, const struct report_filter *f,
+		      u8 *hit[FILTER_KINDS], u32 in_time, char *err, size_t errlen)
+{
+	struct sbuf sb = { 0 };
+	u32 k, i;
+
+	if (f->time && !in_time && rep->nr_samples) {
+		u64 last = rep->p->ev[rep->samples[rep->nr_samples - 1].ev].time - rep->t0;
+
+		snprintf(err, errlen, "--time: no sample in that slice (samples span 0 to %.3f s)",
+			 last / 1e9);
+		return -1;
+	}
+	for (k = 0; k < FILTER_KINDS; k++) {
+		for (i = 0; i < f->nr[k]; i++) {
+			if (hit[k][i])
+				continue;
+			list_values(rep, k, &sb);
+			snprintf(err, errlen, "%s %s: no sample has that %s (%s)", filter_option[k],
+				 f->vals[k][i], filter_noun[k], sb.buf);
+			sbuf_free(&sb);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int report_select(struct report *rep, const struct report_opts *o, char *err, size_t errlen)
+{
+	const struct report_filter *f = &o->filter;
+	u8 *hit[FILTER_KINDS] = { 0 };
+	struct sbuf sb = { 0 };
+	u32 i, k, n = 0, in_time = 0;
+	int ret;
+
+	for (k = 0; k < FILTER_KINDS; k++)
+		hit[k] = xcalloc(f->nr[k] ? f->nr[k] : 1, 1);
+	/* every value is checked against all samples, so each can be named */
+	for (i = 0; i < rep->nr_samples; i++) {
+		struct rsample *rs = &rep->samples[i];
+		bool pass = sample_passes(rep, rs, f, hit, &sb);
+
+		if (!in_slice(rep, rs, f))
+			continue;
+		in_time++;
+		if (pass)
+			rep->samples[n++] = *rs;
+	}
+	ret = check_hits(rep, f, hit, in_time, err, errlen);
+	for (k = 0; k < FILTER_KINDS; k++)
+		free(hit[k]);
+	sbuf_free(&sb);
+	if (ret)
+		return ret;
+	rep->nr_samples = n;
+	if (f->time) {
+		rep->time_from = f->time_start;
+		rep->time_to = f->time_end;
+	}
+	rep->by_period = o->weight == WEIGHT_PERIOD;
+	rep->total = 0;
+	rep->total_period = 0;
+	for (i = 0; i < n; i++) {
+		rep->total += report_weight(rep, &rep->samples[i]);
+		rep->total_period += rep->samples[i].period;
+	}
+	return 0;
+}
+
+/* ---- histogram ---------------------------------------------------------- */
+
+void report_histogram(const struct report *rep, double secs, FILE *out)
+{
+	u64 width = (u64)(secs * 1e9 + 0.5), last = 0, max = 0, from;
+	const char *unit = report_unit(rep);
+	u64 *w, *nr, nb, b;
+	char title[40];
+	u32 i;
+	int j, uw;
+
+	if (!width)
+		width = 1;
+	/* a --time slice starts at its own bucket */
+	from = rep->time_from / width;
+	for (i = 0; i < rep->nr_samples; i++)
+		last = MAX(last, rep->p->ev[rep->samples[i].ev].time - rep->t0);
+	nb = rep->nr_samples ? last / width + 1 - from : 0;
+	w = xcalloc(nb ? nb : 1, sizeof(*w));
+	nr = xcalloc(nb ? nb : 1, sizeof(*nr));
+	for (i = 0; i < rep->nr_samples; i++) {
+		const struct rsample *rs = &rep->samples[i];
+
+		b = (rep->p->ev[rs->ev].time - rep->t0) / width - from;
+		w[b] += report_weight(rep, rs);
+		nr[b]++;
+	}
+	for (b = 0; b < nb; b++)
+		max = MAX(max, w[b]);
+	snprintf(title, sizeof(title), "%s%%", unit);
+	uw = MAX(8, (int)strlen(title));
+	fprintf(out,
+		"#\n# samples per %g s after the first record (--time START,END selects "
+		"a slice)\n#\n",
+		secs);
+	fprintf(out, "# %11s %12s  Samples  %*s\n", "from (s)", "to (s)", uw, title);
+	for (b = 0; b < nb; b++) {
+		fprintf(out, "  %11.3f %12.3f %8llu  %*.2f%%", (b + from) * width / 1e9,
+			(b + from + 1) * width / 1e9, nr[b], uw - 1, report_pct(w[b], rep->total));
+		if (max && w[b] * 40 >= max)
+			fputs("  ", out);
+		for (j = 0; max && j < (int)(40 * w[b] / max); j++)
+			fputc('#', out);
+		fputc('\n', out);
+	}
+	fprintf(out, "#\n# total: %u samples\n", rep->nr_samples);
+	free(w);
+	free(nr);
+}
