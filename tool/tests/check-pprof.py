@@ -158,6 +158,10 @@ def compare(path, period_text, samples_text, top, label, raw=None, inline=None):
         rc, prow, text = pprof_top(path, index)
         check(rc == 0 and prow, "%s: go tool pprof -top -sample_index=%s reads it" %
               (label, index), text)
+        # pprof leaves out functions whose value is 0 (samples of period 0):
+        # cycread shows them at 0.00 %
+        shown = set(p[3] for p in prow)
+        rows = {name: r for name, r in rows.items() if name in shown or r[0] > 0}
         ours = sorted(((-r[1], name) for name, r in rows.items() if r[2]), key=lambda x: x)
         theirs = sorted(((-p[1], p[3]) for p in prow if p[0]), key=lambda x: x)
         want = ["%6.2f%%  %s" % (-s, name) for s, name in ours[:top]]
