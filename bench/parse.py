@@ -231,7 +231,7 @@ def derive(g):
 
 
 def read_host(path):
-    h = {"sym": [], "symagree": [], "scale": [], "info": {}}
+    h = {"sym": [], "symagree": [], "scale": [], "maps": [], "info": {}}
     if not os.path.exists(path):
         return h
     for line in open(path):
@@ -244,7 +244,8 @@ def read_host(path):
         elif tag == "host-info":
             h["info"] = rest
     for s in h["sym"]:
-        secs = num(s["secs"])
+        # CPU time (user + system) when given: host load moves it less than wall time
+        secs = num(s.get("cpu", s["secs"]))
         s["addrs_per_s"] = num(s["addrs"]) / secs if secs else None
     return h
 
@@ -325,38 +326,50 @@ def md_kernel(k, g, d):
 def md_host(h):
     o = ["## Host: symbolization and report scaling\n"]
     i = h["info"]
-    o.append("Date %s, %s CPUs, binutils addr2line %s, elfutils eu-addr2line %s.\n" % (
-        i.get("date"), i.get("cpus"), i.get("addr2line"), i.get("eu-addr2line")))
-    o.append("| file | tool | addresses | s | addresses/s | peak RSS MiB | "
-             "cycsample speed-up |")
-    o.append("|---|---|---|---|---|---|---|")
+    o.append("Date %s, %s CPUs, load %s, binutils addr2line %s, elfutils eu-addr2line %s.  "
+             "Rates from CPU time (user + system).\n" % (
+                 i.get("date"), i.get("cpus"), i.get("load", "?"), i.get("addr2line"),
+                 i.get("eu-addr2line")))
+    o.append("| file | tool | addresses | wall s | CPU s | addresses/s | peak RSS MiB | "
+             "cycread speed-up |")
+    o.append("|---|---|---|---|---|---|---|---|")
     by = {}
     for s in h["sym"]:
         by.setdefault(s["file"], {})[s["tool"]] = s
     for f, t in by.items():
         c = t.get("cycread", {}).get("addrs_per_s")
-        for name in ("cycread", "eu-addr2line", "addr2line"):
+        for name in ("cycread", "addr2line", "eu-addr2line"):
             s = t.get(name)
             if not s:
                 continue
             r = s["addrs_per_s"]
-            o.append("| %s | %s | %s | %s | %s | %.1f | %s |" % (
-                os.path.basename(f), name, s["addrs"], s["secs"], fmt(r, "%.0f"),
-                num(s["maxrss_kb"]) / 1024, "-" if name == "cycread" or not (c and r)
-                else "%.0fx" % (c / r)))
+            o.append("| %s | %s | %s | %s | %s | %s | %.1f | %s |" % (
+                os.path.basename(f), name, s["addrs"], s["secs"], s.get("cpu", "-"),
+                fmt(r, "%.0f"), num(s["maxrss_kb"]) / 1024,
+                "-" if name == "cycread" or not (c and r) else "%.1fx" % (c / r)))
     for a in h["symagree"]:
-        o.append("\nNames on %s (%s addresses): same as addr2line %s, an alias at the same "
-                 "address %s, other %s." % (os.path.basename(a["file"]), a["addrs"],
-                                            a["same"], a["alias"], a.get("other", "-")))
+        o.append("\nLines and inline frames on %s (%s addresses): same as addr2line -f -i "
+                 "%s, differing only in a clone or version suffix, an alias or a file's "
+                 "directory %s, other %s." % (
+                     os.path.basename(a["file"]), a["addrs"], a["same"],
+                     a.get("near", a.get("alias", "-")), a.get("other", "-")))
     if h["scale"]:
-        o.append("\n\n| samples in capture | file MB | report s | ns per sample | "
-                 "peak RSS MiB |")
-        o.append("|---|---|---|---|---|")
+        o.append("\n\n| samples x frames | output | capture MB | wall s | CPU s | "
+                 "ns per frame (CPU) | peak RSS MiB | output MB | pruned frames |")
+        o.append("|---|---|---|---|---|---|---|---|---|")
         for s in h["scale"]:
-            n, secs = num(s["samples"]), num(s["secs"])
-            o.append("| %d | %.1f | %s | %s | %.1f |" % (
-                n, num(s["bytes"]) / 1e6, s["secs"], fmt(secs and secs / n * 1e9, "%.0f"),
-                num(s["maxrss_kb"]) / 1024))
+            n, fr = num(s["samples"]), num(s.get("frames", "1"))
+            cpu = num(s.get("cpu", s["secs"]))
+            o.append("| %d x %d | %s | %.1f | %s | %s | %s | %.1f | %s | %s |" % (
+                n, fr, s.get("output", "table"), num(s["bytes"]) / 1e6, s["secs"],
+                s.get("cpu", "-"), fmt(cpu and cpu / (n * fr) * 1e9, "%.0f"),
+                num(s["maxrss_kb"]) / 1024,
+                fmt(num(s["out_bytes"]) / 1e6 if "out_bytes" in s else None, "%.2f"),
+                s.get("pruned", "-")))
+    for m in h["maps"]:
+        o.append("\nA capture with %s mappings and %s samples: report in %s s (CPU %s s), "
+                 "peak RSS %.1f MiB." % (m["maps"], m["samples"], m["secs"], m.get("cpu", "-"),
+                                         num(m["maxrss_kb"]) / 1024))
     return "\n".join(o) + "\n"
 
 
@@ -388,9 +401,10 @@ def main():
                 tsv.append("\t".join(["host", "symbolize", s["tool"], s["file"], "", "",
                                       key, str(s[key])]))
         for s in res["host"]["scale"]:
-            for key in ("secs", "maxrss_kb", "bytes"):
-                tsv.append("\t".join(["host", "scale", "cycread", s["samples"], "", "",
-                                      key, s[key]]))
+            for key in ("secs", "cpu", "maxrss_kb", "bytes", "out_bytes", "pruned"):
+                if key in s:
+                    tsv.append("\t".join(["host", "scale", "cycread " + s.get("output", ""),
+                                          s["samples"], "", "", key, s[key]]))
     with open(os.path.join(out, "results.json"), "w") as f:
         json.dump(res, f, indent=1, sort_keys=True)
     with open(os.path.join(out, "results.tsv"), "w") as f:

@@ -182,14 +182,12 @@ static void write_records(struct cap_out *w, const struct profile *p)
 
 static void write_comms(struct sbuf *sb, const struct profile *p)
 {
-	const struct u64map *m = &p->comm_index;
-	size_t i;
+	size_t pos = 0;
+	u64 pid, id;
 
-	for (i = 0; i < m->cap; i++) {
-		if (!m->used[i])
-			continue;
-		put_u32(sb, m->keys[i]);
-		put_str(sb, strtab_str(&p->comms, m->vals[i]));
+	while (u64map_next(&p->comm_index, &pos, &pid, &id)) {
+		put_u32(sb, pid);
+		put_str(sb, strtab_str(&p->comms, id));
 	}
 }
 
@@ -305,15 +303,13 @@ static void write_ksyms(struct cap_out *w, const struct report *rep)
 	const struct resolver *r = rep->r;
 	const struct kallsyms *k = &r->ksyms;
 	struct u64map seen = { 0 };
-	size_t i;
+	size_t pos = 0;
+	u64 addr, idx;
 
 	put_u32(sb, k->hidden);
-	for (i = 0; i < r->kcache.cap; i++) {
-		const struct ksym *s;
+	while (u64map_next(&r->kcache, &pos, &addr, &idx)) {
+		const struct ksym *s = ksyms_find(k, addr);
 
-		if (!r->kcache.used[i])
-			continue;
-		s = ksyms_find(k, r->kcache.keys[i]);
 		if (!s)
 			continue;
 		if (u64map_get(&seen, s->start, NULL))

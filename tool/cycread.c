@@ -585,14 +585,18 @@ static int output(struct options *o, struct profile *p, struct maps *ms, struct 
 	}
 	if (o->rep.svg_path) {
 		char *title = svg_title(p);
+		u64 pruned;
 
-		ret = report_svg(&rep, o->rep.svg_path, title);
+		ret = report_svg(&rep, o->rep.svg_path, title, &pruned);
 		free(title);
 		if (ret) {
 			pr_err("%s: %s", o->rep.svg_path, strerror(-ret));
 			ret = EXIT_RUNTIME;
 			goto out;
 		}
+		if (pruned && !o->quiet)
+			fprintf(stderr, "%s: %s: %llu frames narrower than a pixel not drawn\n",
+				prog_name, o->rep.svg_path, (unsigned long long)pruned);
 	}
 	if (o->quiet)
 		goto out;
@@ -727,11 +731,16 @@ static void a2l_lines(struct dso *d, u64 addr, struct sbuf *sb)
 		n = 1;
 	}
 	for (k = 0; k < n; k++) {
-		put_name(sb, k + 1 == n && s ? dso_sym_name(d, s) : src[k].func);
-		if (src[k].file)
+		const char *func = k + 1 == n && s ? dso_sym_name(d, s) : src[k].func;
+
+		put_name(sb, func);
+		/* as addr2line: "??:0" knowing nothing, "??:?" knowing the function */
+		if (src[k].file && src[k].line)
 			sbuf_printf(sb, "\n%s:%u\n", src[k].file, src[k].line);
+		else if (src[k].file)
+			sbuf_printf(sb, "\n%s:?\n", src[k].file);
 		else
-			sbuf_addstr(sb, "\n??:0\n");
+			sbuf_addstr(sb, func ? "\n??:?\n" : "\n??:0\n");
 	}
 }
 

@@ -131,6 +131,8 @@ static void proc_insert(struct maps *ms, struct proc_maps *p, u32 id)
 	p->v[p->nr++] = (struct pmap){ .start = m->start, .end = m->end, .id = id };
 	u64map_put(&p->known, map_key(m), id);
 	p->version++;
+	p->timed |= m->gen_time != 0;
+	ms->version++;
 }
 
 static int pmap_cmp(const void *a, const void *b, void *arg)

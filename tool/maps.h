@@ -62,6 +62,7 @@ struct proc_maps {
 	struct ivindex index; /* over v[0..nr_sorted) */
 	struct u64map known; /* hash of (generation, mapping) -> id: re-reads add no twins */
 	u32 version; /* bumped whenever a mapping is added */
+	bool timed; /* has mappings of a generation after time 0 (an EXEC) */
 	u64 cur_gen;
 	u64 last_refresh; /* now_ns() */
 	u32 nr_refresh;
@@ -80,6 +81,7 @@ struct maps {
 	u32 nr_dsos;
 	u32 alloc_dsos;
 	struct dso_search search;
+	u32 version; /* bumped whenever any process gains a mapping */
 	u32 real_found; /* capture files: real files found for stored ones */
 	u32 real_taken; /* ... and used instead of them */
 	bool live; /* may read /proc */

@@ -48,15 +48,22 @@ out_bad:
 	return false;
 }
 
+/* Room for @frames frames in all four arrays. */
+static void reserve_frames(struct report *rep, size_t frames)
+{
+	if (frames <= rep->alloc_frames)
+		return;
+	rep->alloc_frames = frames;
+	rep->frames = xrealloc(rep->frames, frames, sizeof(*rep->frames));
+	rep->frame_flags = xrealloc(rep->frame_flags, frames, 1);
+	rep->frame_off = xrealloc(rep->frame_off, frames, sizeof(u64));
+	rep->frame_addr = xrealloc(rep->frame_addr, frames, sizeof(u64));
+}
+
 static void add_frame(struct report *rep, const struct stack_frame *f)
 {
-	if (rep->nr_frames >= rep->alloc_frames) {
-		rep->alloc_frames = rep->alloc_frames ? 2 * rep->alloc_frames : 4096;
-		rep->frames = xrealloc(rep->frames, rep->alloc_frames, sizeof(*rep->frames));
-		rep->frame_flags = xrealloc(rep->frame_flags, rep->alloc_frames, 1);
-		rep->frame_off = xrealloc(rep->frame_off, rep->alloc_frames, sizeof(u64));
-		rep->frame_addr = xrealloc(rep->frame_addr, rep->alloc_frames, sizeof(u64));
-	}
+	if (rep->nr_frames >= rep->alloc_frames)
+		reserve_frames(rep, rep->alloc_frames ? 2 * rep->alloc_frames : 4096);
 	rep->frames[rep->nr_frames] = f->fi;
 	rep->frame_flags[rep->nr_frames] = f->flags;
 	rep->frame_off[rep->nr_frames] = f->off;
@@ -67,8 +74,8 @@ static void add_frame(struct report *rep, const struct stack_frame *f)
 void report_build(struct report *rep, struct profile *p, struct resolver *r)
 {
 	struct stack st = { 0 };
-	size_t i;
-	u32 j, alloc = 0;
+	size_t i, want = 0;
+	u32 j, alloc;
 
 	memset(rep, 0, sizeof(*rep));
 	rep->p = p;
@@ -76,6 +83,17 @@ void report_build(struct report *rep, struct profile *p, struct resolver *r)
 	rep->by_period = true;
 	rep->t0 = p->nr_ev ? p->ev[0].time : 0;
 	rep->time_to = UINT64_MAX;
+	/* the recorded frames and a leaf-caller frame each, before inline frames */
+	for (i = 0; i < p->nr_ev; i++) {
+		if (p->ev[i].type == CYCSAMPLE_REC_SAMPLE) {
+			const struct cycsample_sample *s = prof_rec(p, &p->ev[i]);
+
+			want += (size_t)s->nr_kernel + s->nr_user + 2;
+		}
+	}
+	reserve_frames(rep, want);
+	alloc = p->nr_samples < UINT32_MAX ? p->nr_samples : UINT32_MAX;
+	rep->samples = xmalloc(sizeof(*rep->samples) * (alloc ? alloc : 1));
 	for (i = 0; i < p->nr_ev; i++) {
 		struct rec_sample v;
 		struct rsample *rs;
@@ -300,7 +318,10 @@ struct top_row {
 struct top {
 	struct strtab strs; /* field values and row keys */
 	struct u64map rows_by_key;
-	struct u64map rows_by_frame; /* (pid, frame_info, kernel) -> row */
+	struct u64map rows_by_frame; /* (pid or tid, frame_info, kernel) -> row */
+	u32 *row_of_fi; /* the same without a per-task key: one array read per frame */
+	bool per_pid;
+	bool per_tid;
 	struct top_row *rows;
 	u32 nr;
 	u32 alloc;
@@ -314,24 +335,24 @@ struct top {
 static u32 top_row(struct top *t, const struct report *rep, const struct report_opts *o,
 		   const struct rsample *rs, u32 frame)
 {
-	const struct prof_event *e = &rep->p->ev[rs->ev];
-	const struct cycsample_sample *s = prof_rec(rep->p, e);
-	const struct frame_info *fi = res_fi(rep->r, rep->frames[rs->first + frame]);
 	u32 fields[REPORT_MAX_KEYS], i, key_id, fi_idx = rep->frames[rs->first + frame];
+	const struct cycsample_sample *s;
+	const struct frame_info *fi;
 	struct sbuf key = { 0 }, val = { 0 };
-	bool per_pid = false, per_tid = false;
 	struct top_row *row;
-	u64 idx, fkey, task;
+	u64 idx, fkey = 0, task;
 
-	for (i = 0; i < o->nr_keys; i++) {
-		per_pid |= o->keys[i] == KEY_COMM || o->keys[i] == KEY_PID;
-		per_tid |= o->keys[i] == KEY_TID;
-	}
 	/* a row depends only on these: skip building its key string again */
-	task = per_tid ? s->tid : per_pid ? s->pid : 0;
-	fkey = (task << 33) | (u64)fi_idx << 1 | (frame < rs->nr_kernel);
-	if (u64map_get(&t->rows_by_frame, fkey, &idx))
-		return idx;
+	if (!t->per_pid && !t->per_tid && t->row_of_fi[fi_idx] != UINT32_MAX)
+		return t->row_of_fi[fi_idx];
+	s = prof_rec(rep->p, &rep->p->ev[rs->ev]);
+	fi = res_fi(rep->r, fi_idx);
+	if (t->per_pid || t->per_tid) {
+		task = t->per_tid ? s->tid : s->pid;
+		fkey = (task << 33) | (u64)fi_idx << 1 | (frame < rs->nr_kernel);
+		if (u64map_get(&t->rows_by_frame, fkey, &idx))
+			return idx;
+	}
 
 	for (i = 0; i < o->nr_keys; i++) {
 		sbuf_reset(&val);
@@ -365,19 +386,21 @@ static u32 top_row(struct top *t, const struct report *rep, const struct report_
 	key_id = strtab_intern(&t->strs, key.buf);
 	sbuf_free(&key);
 	sbuf_free(&val);
-	if (u64map_get(&t->rows_by_key, key_id, &idx)) {
-		u64map_put(&t->rows_by_frame, fkey, idx);
-		return idx;
+	if (!u64map_get(&t->rows_by_key, key_id, &idx)) {
+		VEC_GROW(t->rows, t->nr, t->alloc);
+		row = &t->rows[t->nr];
+		memset(row, 0, sizeof(*row));
+		memcpy(row->fields, fields, sizeof(fields));
+		row->id = t->nr;
+		row->last_sample = UINT32_MAX;
+		idx = t->nr++;
+		u64map_put(&t->rows_by_key, key_id, idx);
 	}
-	VEC_GROW(t->rows, t->nr, t->alloc);
-	row = &t->rows[t->nr];
-	memset(row, 0, sizeof(*row));
-	memcpy(row->fields, fields, sizeof(fields));
-	row->id = t->nr;
-	row->last_sample = UINT32_MAX;
-	u64map_put(&t->rows_by_key, key_id, t->nr);
-	u64map_put(&t->rows_by_frame, fkey, t->nr);
-	return t->nr++;
+	if (t->per_pid || t->per_tid)
+		u64map_put(&t->rows_by_frame, fkey, idx);
+	else
+		t->row_of_fi[fi_idx] = idx;
+	return idx;
 }
 
 static void add_ref(struct top *t, u32 row, u32 sample, u32 frame)
@@ -461,6 +484,12 @@ static void top_count(struct top *t, const struct report *rep, const struct repo
 {
 	u32 i, j;
 
+	for (i = 0; i < o->nr_keys; i++) {
+		t->per_pid |= o->keys[i] == KEY_COMM || o->keys[i] == KEY_PID;
+		t->per_tid |= o->keys[i] == KEY_TID;
+	}
+	t->row_of_fi = xmalloc(sizeof(*t->row_of_fi) * (rep->r->nr_fis ? rep->r->nr_fis : 1));
+	memset(t->row_of_fi, 0xff, sizeof(*t->row_of_fi) * rep->r->nr_fis);
 	for (i = 0; i < rep->nr_samples; i++) {
 		const struct rsample *rs = &rep->samples[i];
 		u64 w = report_weight(rep, rs);
@@ -556,6 +585,7 @@ void report_top(const struct report *rep, const struct report_opts *o, FILE *out
 	strtab_free(&t.strs);
 	u64map_free(&t.rows_by_key);
 	u64map_free(&t.rows_by_frame);
+	free(t.row_of_fi);
 	free(t.rows);
 	free(t.refs);
 	free(t.ref_row);
@@ -563,62 +593,214 @@ void report_top(const struct report *rep, const struct report_opts *o, FILE *out
 	free(first);
 }
 
-/* ---- folded ------------------------------------------------------------- */
+/* ---- stacks as names ---------------------------------------------------- */
 
-/* Build the folded line (without count) of one sample: comm;root;...;leaf */
-static void folded_line(const struct report *rep, const struct rsample *rs, struct sbuf *sb)
+void stack_names_init(struct stack_names *sn, const struct report *rep)
 {
-	const struct cycsample_sample *s = prof_rec(rep->p, &rep->p->ev[rs->ev]);
-	int j;
+	struct u64map pids = { 0 };
+	struct sbuf sb = { 0 };
+	u32 i, j;
+	u64 id;
 
-	sbuf_reset(sb);
-	report_comm_name(rep, s->pid, sb);
-	for (j = rs->nr - 1; j >= 0; j--) {
-		sbuf_addch(sb, ';');
-		report_frame_name(rep, rep->frames[rs->first + j], j < rs->nr_kernel, sb);
+	memset(sn, 0, sizeof(*sn));
+	sn->rep = rep;
+	sn->fi_name = xmalloc(sizeof(*sn->fi_name) * (rep->r->nr_fis ? rep->r->nr_fis : 1));
+	memset(sn->fi_name, 0xff, sizeof(*sn->fi_name) * rep->r->nr_fis);
+	sn->comm = xmalloc(sizeof(*sn->comm) * (rep->nr_samples ? rep->nr_samples : 1));
+	for (i = 0; i < rep->nr_samples; i++) {
+		const struct rsample *rs = &rep->samples[i];
+		const struct cycsample_sample *s = prof_rec(rep->p, &rep->p->ev[rs->ev]);
+
+		if (!u64map_get(&pids, s->pid, &id)) {
+			sbuf_reset(&sb);
+			report_comm_name(rep, s->pid, &sb);
+			id = strtab_intern(&sn->strs, sb.buf);
+			u64map_put(&pids, s->pid, id);
+		}
+		sn->comm[i] = id;
+		for (j = 0; j < rs->nr; j++) {
+			u32 fi = rep->frames[rs->first + j];
+
+			if (sn->fi_name[fi] != UINT32_MAX)
+				continue;
+			sbuf_reset(&sb);
+			report_frame_name(rep, fi, j < rs->nr_kernel, &sb);
+			sn->fi_name[fi] = strtab_intern(&sn->strs, sb.buf);
+		}
+	}
+	u64map_free(&pids);
+	sbuf_free(&sb);
+}
+
+void stack_names_free(struct stack_names *sn)
+{
+	strtab_free(&sn->strs);
+	free(sn->fi_name);
+	free(sn->comm);
+	memset(sn, 0, sizeof(*sn));
+}
+
+struct sort_ctx {
+	const struct stack_names *sn;
+	const struct stack_order *o;
+	u32 bits; /* per depth in a key */
+	u32 per_key; /* depths per key */
+	u32 ended; /* the rank of "no frame here" */
+	u8 *same;
+};
+
+struct sort_ent {
+	u64 key;
+	u32 sample;
+};
+
+/* The rank of @sample's name at depth @k. */
+static inline u32 level_rank(const struct sort_ctx *c, u32 sample, u32 k)
+{
+	u32 n = stack_len(c->sn, sample);
+
+	if (k >= n)
+		return c->ended;
+	return (k + 1 == n ? c->o->rank_last : c->o->rank_mid)[stack_name(c->sn, sample, k)];
+}
+
+static int key_cmp(const void *a, const void *b, void *arg)
+{
+	const struct sort_ent *x = a, *y = b;
+
+	(void)arg;
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/* Sort @n entries (with equal ranks above @depth) by the depths from @depth on. */
+static void sort_from(struct sort_ctx *c, struct sort_ent *e, u32 first, u32 n, u32 depth)
+{
+	u32 i, j, k;
+
+	while (n > 1) {
+		for (i = 0; i < n; i++) {
+			e[first + i].key = 0;
+			for (k = 0; k < c->per_key; k++)
+				e[first + i].key = e[first + i].key << c->bits |
+						   level_rank(c, e[first + i].sample, depth + k);
+		}
+		sort(e + first, n, sizeof(*e), key_cmp, NULL);
+		/* runs of equal keys: done if their stacks have ended, else the next depths */
+		for (i = 0; i < n; i = j) {
+			for (j = i + 1; j < n && e[first + j].key == e[first + i].key; j++)
+				;
+			if (j - i < 2)
+				continue;
+			if (level_rank(c, e[first + i].sample, depth + c->per_key - 1) ==
+				    c->ended &&
+			    stack_len(c->sn, e[first + i].sample) < depth + c->per_key) {
+				for (k = i + 1; k < j; k++)
+					c->same[first + k] = 1;
+			} else if (j - i == n) {
+				break; /* one run: go on in this loop, no recursion */
+			} else {
+				sort_from(c, e, first + i, j - i, depth + c->per_key);
+			}
+		}
+		if (i >= n)
+			return;
+		depth += c->per_key;
 	}
 }
 
-struct folded_entry {
+u32 *stack_sort(const struct stack_names *sn, const struct stack_order *o, u8 **same)
+{
+	u32 n = sn->rep->nr_samples, i, *order;
+	struct sort_ctx c = { .sn = sn, .o = o };
+	struct sort_ent *e;
+
+	c.ended = o->ended_last ? o->max_rank + 1 : 0;
+	for (c.bits = 1; c.bits < 32 && (o->max_rank + 1) >> c.bits; c.bits++)
+		;
+	c.per_key = 64 / c.bits;
+	c.same = xcalloc(n ? n : 1, 1);
+	e = xmalloc(sizeof(*e) * (n ? n : 1));
+	for (i = 0; i < n; i++)
+		e[i].sample = i;
+	sort_from(&c, e, 0, n, 0);
+	order = xmalloc(sizeof(*order) * (n ? n : 1));
+	for (i = 0; i < n; i++)
+		order[i] = e[i].sample;
+	free(e);
+	*same = c.same;
+	return order;
+}
+
+/* ---- folded ------------------------------------------------------------- */
+
+/*
+ * The folded lines sort as strcmp() of "comm;outer;...;leaf" does, without
+ * building them: each name is ranked followed by ';' (an inner frame) and by
+ * the line's end (the innermost), and a stack that ends sorts first.
+ */
+struct term_name {
+	const char *s;
 	u32 id;
-	u64 count;
+	char term;
 };
 
-static int folded_cmp(const void *a, const void *b, void *arg)
+static int term_cmp(const void *a, const void *b, void *arg)
 {
-	const struct folded_entry *x = a, *y = b;
-	const struct strtab *strs = arg;
+	const struct term_name *x = a, *y = b;
+	const u8 *p = (const u8 *)x->s, *q = (const u8 *)y->s;
 
-	return strcmp(strtab_str(strs, x->id), strtab_str(strs, y->id));
+	(void)arg;
+	while (*p && *p == *q)
+		p++, q++;
+	if (*p || *q)
+		return (int)(*p ? *p : (u8)x->term) - (int)(*q ? *q : (u8)y->term);
+	return (int)(u8)x->term - (int)(u8)y->term;
 }
 
 void report_folded(const struct report *rep, FILE *out)
 {
-	struct folded_entry *ent = NULL;
-	struct strtab strs = { 0 };
+	struct stack_names sn;
+	struct stack_order o = { 0 };
+	struct term_name *t;
 	struct sbuf sb = { 0 };
-	u32 nr = 0, alloc = 0, i, id;
-	u64 *counts = NULL;
+	u32 *order, *mid, *last, i, j, k, n;
+	u8 *same;
+	u64 w;
 
-	for (i = 0; i < rep->nr_samples; i++) {
-		folded_line(rep, &rep->samples[i], &sb);
-		id = strtab_intern(&strs, sb.buf);
-		if (id >= nr) {
-			VEC_GROW(ent, nr, alloc);
-			counts = xrealloc(counts, alloc, sizeof(*counts));
-			ent[nr].id = id;
-			counts[nr] = 0;
-			nr++;
-		}
-		counts[id] += report_weight(rep, &rep->samples[i]);
+	stack_names_init(&sn, rep);
+	n = sn.strs.nr;
+	t = xmalloc(sizeof(*t) * 2 * (n ? n : 1));
+	for (i = 0; i < n; i++) {
+		t[2 * i] = (struct term_name){ strtab_str(&sn.strs, i), i, ';' };
+		t[2 * i + 1] = (struct term_name){ strtab_str(&sn.strs, i), i, '\0' };
 	}
-	for (i = 0; i < nr; i++)
-		ent[i].count = counts[ent[i].id];
-	sort(ent, nr, sizeof(*ent), folded_cmp, &strs);
-	for (i = 0; i < nr; i++)
-		fprintf(out, "%s %llu\n", strtab_str(&strs, ent[i].id), ent[i].count);
-	free(ent);
-	free(counts);
-	strtab_free(&strs);
+	sort(t, 2 * n, sizeof(*t), term_cmp, NULL);
+	mid = xmalloc(sizeof(*mid) * (n ? n : 1));
+	last = xmalloc(sizeof(*last) * (n ? n : 1));
+	for (i = 0; i < 2 * n; i++)
+		(t[i].term ? mid : last)[t[i].id] = i + 1; /* 0: ended */
+	o.rank_mid = mid;
+	o.rank_last = last;
+	o.max_rank = 2 * n;
+	order = stack_sort(&sn, &o, &same);
+	for (i = 0; i < rep->nr_samples; i = j) {
+		for (j = i + 1; j < rep->nr_samples && same[j]; j++)
+			;
+		for (w = 0, k = i; k < j; k++)
+			w += report_weight(rep, &rep->samples[order[k]]);
+		sbuf_reset(&sb);
+		for (k = 0; k < stack_len(&sn, order[i]); k++) {
+			if (k)
+				sbuf_addch(&sb, ';');
+			sbuf_addstr(&sb, strtab_str(&sn.strs, stack_name(&sn, order[i], k)));
+		}
+		fprintf(out, "%s %llu\n", sb.buf, (unsigned long long)w);
+	}
+	free(order);
+	free(same);
+	free(mid);
+	free(last);
+	free(t);
 	sbuf_free(&sb);
+	stack_names_free(&sn);
 }

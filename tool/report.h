@@ -139,7 +139,12 @@ void report_footer(const struct report *rep, FILE *out);
 void report_top(const struct report *rep, const struct report_opts *o, FILE *out);
 void report_raw(const struct report *rep, const struct report_opts *o, FILE *out);
 void report_folded(const struct report *rep, FILE *out);
-int report_svg(const struct report *rep, const char *path, const char *title);
+/*
+ * Frames narrower than a pixel are left out, as flame graph tools do (a
+ * million distinct stacks would otherwise make a file of gigabytes); the
+ * SVG says how many, and so does *@pruned when not NULL.
+ */
+int report_svg(const struct report *rep, const char *path, const char *title, u64 *pruned);
 /* Samples and weight per bucket of @secs seconds after the first record. */
 void report_histogram(const struct report *rep, double secs, FILE *out);
 /* Write a gzip-compressed pprof profile.proto to @path; 0 or -errno. */
@@ -156,6 +161,56 @@ struct tree_ref {
 /* Print the call-graph tree of one top row (perf report's graph layout). */
 void report_tree(const struct report *rep, const struct report_opts *o, const struct tree_ref *refs,
 		 u32 nr, FILE *out);
+
+/*
+ * The samples as sequences of names, outermost first: the command, then the
+ * frames' folded names (report_frame_name()).  Each name is made once per
+ * frame_info and per process, not once per frame, so the reports that merge
+ * stacks (folded, SVG) sort and compare small integers.
+ */
+struct stack_names {
+	const struct report *rep;
+	struct strtab strs;
+	u32 *fi_name; /* per frame_info */
+	u32 *comm; /* per sample */
+};
+
+void stack_names_init(struct stack_names *sn, const struct report *rep);
+void stack_names_free(struct stack_names *sn);
+
+static inline u32 stack_len(const struct stack_names *sn, u32 sample)
+{
+	return 1 + sn->rep->samples[sample].nr;
+}
+
+/* Name id at depth @k of @sample: 0 is the command, then the outermost frame. */
+static inline u32 stack_name(const struct stack_names *sn, u32 sample, u32 k)
+{
+	const struct rsample *rs = &sn->rep->samples[sample];
+
+	return k ? sn->fi_name[sn->rep->frames[rs->first + rs->nr - k]] : sn->comm[sample];
+}
+
+/*
+ * How stacks sort: by name at each depth, outermost first, each name ranked
+ * twice, as an inner frame (rank_mid) and as the innermost one (rank_last),
+ * ranks from 1 to max_rank; a stack that has ended ranks lowest or, with
+ * ended_last, highest.
+ */
+struct stack_order {
+	const u32 *rank_mid; /* per name id */
+	const u32 *rank_last;
+	u32 max_rank;
+	bool ended_last;
+};
+
+/*
+ * The sample numbers in that order (malloc()ed); (*same)[i] is true when
+ * the i-th sample's stack equals the one before it.  Sorted a few depths at
+ * a time, by packed ranks, runs of equal prefixes then by the next depths:
+ * the comparisons never walk whole stacks.
+ */
+u32 *stack_sort(const struct stack_names *sn, const struct stack_order *o, u8 **same);
 
 /* The folded name of a frame (kernel frames get "_[k]", inline frames "_[i]"). */
 void report_frame_name(const struct report *rep, u32 fi, bool kernel, struct sbuf *sb);

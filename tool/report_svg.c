@@ -38,53 +38,23 @@ enum node_kind {
 };
 
 struct fnode {
-	u32 name; /* local strtab id */
-	u32 parent;
-	u32 first_child;
-	u32 next_sibling;
+	u32 name; /* stack_names id */
+	u32 depth;
 	u64 count; /* weight of this frame and below */
 	u64 x; /* weight left of this frame */
-	u32 depth;
 	u8 kind;
 };
 
+/* The frames wide enough to draw, in drawing order. */
 struct ftree {
 	struct fnode *n;
 	u32 nr;
 	u32 alloc;
-	struct u64map child; /* (parent << 32 | name) -> node */
-	struct strtab strs;
 	u32 max_depth;
+	u64 total; /* the weight of every sample */
+	u64 pruned; /* frames narrower than a pixel, left out */
+	struct stack_names sn;
 };
-
-#define NO_NODE UINT32_MAX
-
-static u32 tree_child(struct ftree *t, u32 parent, const char *name, u8 kind)
-{
-	u32 name_id = strtab_intern(&t->strs, name);
-	u64 key = (u64)parent << 32 | name_id, idx;
-	struct fnode *c;
-
-	if (u64map_get(&t->child, key, &idx))
-		return idx;
-	VEC_GROW(t->n, t->nr, t->alloc);
-	c = &t->n[t->nr];
-	memset(c, 0, sizeof(*c));
-	c->name = name_id;
-	c->kind = kind;
-	c->parent = parent;
-	c->first_child = NO_NODE;
-	c->depth = parent == NO_NODE ? 0 : t->n[parent].depth + 1;
-	t->max_depth = MAX(t->max_depth, c->depth);
-	if (parent != NO_NODE) {
-		c->next_sibling = t->n[parent].first_child;
-		t->n[parent].first_child = t->nr;
-	} else {
-		c->next_sibling = NO_NODE;
-	}
-	u64map_put(&t->child, key, t->nr);
-	return t->nr++;
-}
 
 static u8 frame_kind(const struct report *rep, u32 fi, bool kernel)
 {
@@ -99,81 +69,112 @@ static u8 frame_kind(const struct report *rep, u32 fi, bool kernel)
 	return kernel ? NODE_KERNEL : NODE_USER;
 }
 
-static void tree_build(struct ftree *t, const struct report *rep)
+/* A frame is drawn when at least one pixel wide, as flame graph tools do. */
+static bool wide_enough(const struct ftree *t, u64 count)
 {
-	struct sbuf sb = { 0 };
-	u32 i, node;
-	int j;
+	return count * (SVG_WIDTH - 2 * SVG_PAD) >= t->total;
+}
 
-	tree_child(t, NO_NODE, "all", NODE_ROOT);
-	for (i = 0; i < rep->nr_samples; i++) {
-		const struct rsample *rs = &rep->samples[i];
-		const struct cycsample_sample *s = prof_rec(rep->p, &rep->p->ev[rs->ev]);
-		u64 w = report_weight(rep, rs);
-
-		t->n[0].count += w;
-		sbuf_reset(&sb);
-		report_comm_name(rep, s->pid, &sb);
-		node = tree_child(t, 0, sb.buf, NODE_COMM);
-		t->n[node].count += w;
-		for (j = rs->nr - 1; j >= 0; j--) {
-			u32 fi = rep->frames[rs->first + j];
-			bool kernel = j < rs->nr_kernel;
-
-			sbuf_reset(&sb);
-			report_frame_name(rep, fi, kernel, &sb);
-			node = tree_child(t, node, sb.buf, frame_kind(rep, fi, kernel));
-			t->n[node].count += w;
-		}
+static void keep_node(struct ftree *t, u32 name, u32 depth, u64 x, u64 count, u8 kind)
+{
+	if (depth && !wide_enough(t, count)) {
+		t->pruned++;
+		return;
 	}
-	sbuf_free(&sb);
+	VEC_GROW(t->n, t->nr, t->alloc);
+	t->n[t->nr++] = (struct fnode){
+		.name = name, .depth = depth, .count = count, .x = x, .kind = kind
+	};
+	t->max_depth = MAX(t->max_depth, depth);
 }
 
-static int child_cmp(const void *a, const void *b, void *arg)
+static int name_cmp(const void *a, const void *b, void *arg)
 {
-	const struct ftree *tree = arg;
-	const struct fnode *t = tree->n;
+	const struct strtab *strs = arg;
 
-	return strcmp(strtab_str(&tree->strs, t[*(const u32 *)a].name),
-		      strtab_str(&tree->strs, t[*(const u32 *)b].name));
+	return strcmp(strtab_str(strs, *(const u32 *)a), strtab_str(strs, *(const u32 *)b));
 }
 
-/* Give each node its x (children left to right in name order); emit order into @order. */
-static void tree_layout(struct ftree *t, u32 *order)
+static int draw_cmp(const void *a, const void *b, void *arg)
 {
-	u32 *stack = xmalloc(sizeof(u32) * (t->nr + 1));
-	u32 *kids = xmalloc(sizeof(u32) * (t->nr + 1));
-	u32 sp = 0, nr_order = 0, nk, c, k;
+	const struct fnode *x = a, *y = b;
+
+	(void)arg;
+	if (x->x != y->x)
+		return x->x < y->x ? -1 : 1;
+	return x->depth < y->depth ? -1 : x->depth > y->depth;
+}
+
+struct open_frame {
+	u32 name;
+	u8 kind;
 	u64 x;
-
-	stack[sp++] = 0;
-	t->n[0].x = 0;
-	while (sp) {
-		u32 node = stack[--sp];
-
-		order[nr_order++] = node;
-		nk = 0;
-		for (c = t->n[node].first_child; c != NO_NODE; c = t->n[c].next_sibling)
-			kids[nk++] = c;
-		sort(kids, nk, sizeof(*kids), child_cmp, t);
-		x = t->n[node].x;
-		for (k = 0; k < nk; k++) {
-			t->n[kids[k]].x = x;
-			x += t->n[kids[k]].count;
-		}
-		/* push in reverse so the leftmost child is emitted first */
-		for (k = nk; k > 0; k--)
-			stack[sp++] = kids[k - 1];
-	}
-	free(stack);
-	free(kids);
-}
+};
 
 /*
- * Names come from binaries and JIT maps: anything that is not well-formed
- * UTF-8 (or a control character XML forbids) becomes U+FFFD, so the file
- * stays well-formed XML.
+ * The call tree, without building it: the stacks sorted by name at each
+ * depth (children left to right by name, a stack that ends before a depth
+ * after those that go on), so every frame is a run of consecutive samples;
+ * one pass opens and closes frames where consecutive stacks part and keeps
+ * those at least a pixel wide.  Memory: the sorted sample numbers and the
+ * kept frames, whatever the number of distinct stacks.
  */
+static void tree_build(struct ftree *t, const struct report *rep)
+{
+	struct stack_order o = { .ended_last = true };
+	struct open_frame *open = NULL;
+	u32 *ids, *rank, *order, n, i, k, len, common, cur = 0, alloc_open = 0;
+	u64 x = 0; /* weight of the samples before this one */
+	u8 *same;
+
+	stack_names_init(&t->sn, rep);
+	n = t->sn.strs.nr;
+	ids = xmalloc(sizeof(*ids) * (n ? n : 1));
+	rank = xmalloc(sizeof(*rank) * (n ? n : 1));
+	for (i = 0; i < n; i++)
+		ids[i] = i;
+	sort(ids, n, sizeof(*ids), name_cmp, &t->sn.strs);
+	for (i = 0; i < n; i++)
+		rank[ids[i]] = i + 1;
+	o.rank_mid = o.rank_last = rank;
+	o.max_rank = n;
+	order = stack_sort(&t->sn, &o, &same);
+	t->total = rep->total;
+	keep_node(t, strtab_intern(&t->sn.strs, "all"), 0, 0, t->total, NODE_ROOT);
+	for (i = 0; i <= rep->nr_samples; i++) {
+		u32 s = i < rep->nr_samples ? order[i] : 0;
+
+		len = i < rep->nr_samples ? stack_len(&t->sn, s) : 0;
+		for (common = 0; common < cur && common < len; common++)
+			if (open[common].name != stack_name(&t->sn, s, common))
+				break;
+		for (k = cur; k > common; k--)
+			keep_node(t, open[k - 1].name, k, open[k - 1].x, x - open[k - 1].x,
+				  open[k - 1].kind);
+		for (k = common; k < len; k++) {
+			const struct rsample *rs = &rep->samples[s];
+			u32 j = rs->nr - k; /* frame index of depth k, innermost first */
+
+			VEC_GROW(open, k, alloc_open);
+			open[k].name = stack_name(&t->sn, s, k);
+			open[k].x = x;
+			open[k].kind =
+				k ? frame_kind(rep, rep->frames[rs->first + j], j < rs->nr_kernel)
+				  : NODE_COMM;
+		}
+		cur = len;
+		if (i < rep->nr_samples)
+			x += report_weight(rep, &rep->samples[s]);
+	}
+	/* drawing order: left to right, parents before their children */
+	sort(t->n, t->nr, sizeof(*t->n), draw_cmp, NULL);
+	free(open);
+	free(order);
+	free(same);
+	free(ids);
+	free(rank);
+}
+
 static void xml_escape(FILE *out, const char *s)
 {
 	size_t n;
@@ -212,7 +213,7 @@ static void xml_escape(FILE *out, const char *s)
 
 static void node_color(const struct ftree *t, const struct fnode *n, char *buf, size_t len)
 {
-	const char *name = strtab_str(&t->strs, n->name);
+	const char *name = strtab_str(&t->sn.strs, n->name);
 	u64 h = hash_bytes(name, strlen(name), 0);
 	unsigned int v1 = h & 0xff, v2 = (h >> 8) & 0xff;
 
@@ -348,7 +349,7 @@ static const char svg_script[] =
 static void emit_frame(FILE *out, const struct ftree *t, const struct fnode *n, u64 total,
 		       const char *unit, int height)
 {
-	const char *name = strtab_str(&t->strs, n->name);
+	const char *name = strtab_str(&t->sn.strs, n->name);
 	double scale = (double)(SVG_WIDTH - 2 * SVG_PAD) / (total ? total : 1);
 	double x = SVG_PAD + n->x * scale, w = n->count * scale;
 	int y = height - SVG_BOTTOM - (int)(n->depth + 1) * SVG_FRAME_H;
@@ -389,19 +390,17 @@ static void emit_frame(FILE *out, const struct ftree *t, const struct fnode *n, 
 	fputs("</text></g>\n", out);
 }
 
-int report_svg(const struct report *rep, const char *path, const char *title)
+int report_svg(const struct report *rep, const char *path, const char *title, u64 *pruned)
 {
 	struct ftree t = { 0 };
-	u32 *order, i;
 	int height, ret = 0;
 	FILE *out;
+	u32 i;
 
 	out = fopen(path, "w");
 	if (!out)
 		return -errno;
 	tree_build(&t, rep);
-	order = xmalloc(sizeof(*order) * t.nr);
-	tree_layout(&t, order);
 	height = SVG_TOP + (t.max_depth + 1) * SVG_FRAME_H + SVG_BOTTOM;
 
 	fputs("<?xml version=\"1.0\" standalone=\"no\"?>\n", out);
@@ -431,17 +430,23 @@ int report_svg(const struct report *rep, const char *path, const char *title)
 	fprintf(out, "<text id=\"details\" x=\"%d\" y=\"%d\"> </text>\n", SVG_PAD, height - 8);
 	fprintf(out, "<text id=\"matched\" x=\"%d\" y=\"%d\" text-anchor=\"end\"></text>\n",
 		SVG_WIDTH - SVG_PAD, height - 8);
+	if (t.pruned)
+		fprintf(out,
+			"<text id=\"pruned\" x=\"%d\" y=\"%d\" text-anchor=\"middle\" "
+			"style=\"font-size:10px; fill:#777\">%llu frames narrower than a pixel "
+			"not drawn</text>\n",
+			SVG_WIDTH / 2, height - 8, (unsigned long long)t.pruned);
 	fprintf(out, "<g id=\"frames\" data-unit=\"%s\">\n", report_unit(rep));
 	for (i = 0; i < t.nr; i++)
-		emit_frame(out, &t, &t.n[order[i]], t.n[0].count, report_unit(rep), height);
+		emit_frame(out, &t, &t.n[i], t.total, report_unit(rep), height);
 	fputs("</g>\n</svg>\n", out);
 	if (ferror(out))
 		ret = -EIO;
 	if (fclose(out) && !ret)
 		ret = -errno;
-	free(order);
+	if (pruned)
+		*pruned = t.pruned;
 	free(t.n);
-	u64map_free(&t.child);
-	strtab_free(&t.strs);
+	stack_names_free(&t.sn);
 	return ret;
 }

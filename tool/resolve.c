@@ -60,6 +60,7 @@ void res_free(struct resolver *r)
 		u64map_free(&r->unmapped[i].fis);
 	free(r->unmapped);
 	u64map_free(&r->unmapped_index);
+	free(r->fast);
 	u64map_free(&r->kcache);
 	u64map_free(&r->demangled);
 	memset(r, 0, sizeof(*r));
@@ -373,7 +374,46 @@ static u32 resolve_unmapped(struct resolver *r, u32 pid, u64 addr)
 	return i;
 }
 
+static struct res_fast *fast_slot(struct resolver *r, u32 pid, u64 addr)
+{
+	u32 bits = r->fast_bits ? r->fast_bits : RES_FAST_MIN_BITS, i;
+
+	while ((u64)r->nr_fis * 4 > 1ULL << bits && bits < RES_FAST_MAX_BITS)
+		bits++;
+	if (!r->fast || bits != r->fast_bits || r->fast_version != r->maps->version) {
+		if (bits != r->fast_bits) {
+			free(r->fast);
+			r->fast = xmalloc(sizeof(*r->fast) << bits);
+			r->fast_bits = bits;
+		}
+		for (i = 0; i < 1U << bits; i++)
+			r->fast[i].fi = UINT32_MAX;
+		r->fast_version = r->maps->version;
+	}
+	return &r->fast[hash64(addr ^ (u64)pid << 40) & ((1U << bits) - 1)];
+}
+
+static u32 res_user_slow(struct resolver *r, u32 pid, u64 time, u64 addr);
+
 u32 res_user(struct resolver *r, u32 pid, u64 time, u64 addr)
+{
+	struct res_fast *f = fast_slot(r, pid, addr);
+	const struct proc_maps *p;
+	u32 fi;
+
+	if (f->fi != UINT32_MAX && f->addr == addr && f->pid == pid)
+		return f->fi;
+	fi = res_user_slow(r, pid, time, addr);
+	/* only where the answer cannot depend on the sample's time */
+	p = maps_proc(r->maps, pid, false);
+	if (p && !p->timed) {
+		f = fast_slot(r, pid, addr);
+		*f = (struct res_fast){ .addr = addr, .pid = pid, .fi = fi };
+	}
+	return fi;
+}
+
+static u32 res_user_slow(struct resolver *r, u32 pid, u64 time, u64 addr)
 {
 	struct map *m = find_map(r, pid, time, addr);
 	struct frame_info *fi;
@@ -587,6 +627,20 @@ void res_format_frame(const struct resolver *r, const struct stack_frame *f, str
 	} else {
 		sbuf_addstr(sb, res_str(r, fi->func));
 	}
+}
+
+void res_forget(struct resolver *r)
+{
+	u32 i;
+
+	for (i = 0; i < r->nr_map_cache; i++)
+		u64map_free(&r->map_cache[i]);
+	for (i = 0; i < r->nr_unmapped; i++)
+		u64map_free(&r->unmapped[i].fis);
+	u64map_free(&r->kcache);
+	free(r->fast);
+	r->fast = NULL;
+	r->fast_bits = 0;
 }
 
 void res_format_srcline(const struct resolver *r, u32 idx, bool full, struct sbuf *sb)

@@ -101,6 +101,22 @@ struct unmapped_cache {
 	struct u64map fis; /* address -> fi */
 };
 
+/*
+ * A direct-mapped cache of (pid, address) -> frame for processes whose
+ * mappings do not depend on time (no EXEC): one probe per frame instead of
+ * the process, interval and per-mapping lookups.  Any new mapping (maps'
+ * version) empties it; it grows with the number of frames resolved, four
+ * slots per frame, so collisions stay rare (from 2^12 to 2^20 slots).
+ */
+#define RES_FAST_MIN_BITS 12
+#define RES_FAST_MAX_BITS 20
+
+struct res_fast {
+	u64 addr;
+	u32 pid;
+	u32 fi; /* UINT32_MAX: empty */
+};
+
 struct resolver {
 	struct maps *maps;
 	struct kallsyms ksyms;
@@ -122,6 +138,9 @@ struct resolver {
 	u32 nr_unmapped;
 	u32 alloc_unmapped;
 	struct u64map unmapped_index; /* pid -> index in unmapped */
+	struct res_fast *fast;
+	u32 fast_bits;
+	u32 fast_version; /* maps.version the fast cache was filled under */
 	struct u64map kcache;
 	struct u64map demangled; /* raw name id -> display name id */
 	u64 reasons[UR_MAX];
@@ -161,6 +180,8 @@ void res_format_frame(const struct resolver *r, const struct stack_frame *f, str
 /* "file:line" into @sb ("??:0" when unknown); the file's base name unless @full. */
 void res_format_srcline(const struct resolver *r, u32 fi, bool full, struct sbuf *sb);
 
+/* Forget every resolved address (after changing how names are shown: tests). */
+void res_forget(struct resolver *r);
 /* Resolve one user address of @pid (tests, addr2sym). */
 u32 res_user(struct resolver *r, u32 pid, u64 time, u64 addr);
 u32 res_kernel(struct resolver *r, u64 addr);

@@ -44,6 +44,10 @@ struct unit {
 	Dwarf_Files *files;
 	size_t nr_files;
 	const char *comp_dir; /* relative file names are relative to it */
+	Dwarf_Lines *lines;
+	u64 *line_addr; /* the rows' addresses, libdw's order: searched here */
+	u8 *line_end; /* the row ends a sequence */
+	size_t nr_lines;
 };
 
 struct unit_range {
@@ -331,6 +335,7 @@ static bool lines_sane(struct unit *u)
 	Dwarf_Addr addr;
 	Dwarf_Lines *lines;
 	size_t nr, nr_dirs, i;
+	bool end, inside = false;
 
 	if (dwarf_getsrclines(&u->die, &lines, &nr) ||
 	    dwarf_getsrcfiles(&u->die, &u->files, &u->nr_files))
@@ -339,11 +344,44 @@ static bool lines_sane(struct unit *u)
 		u->comp_dir = dirs[0];
 	if (!nr)
 		return true; /* no lines, nothing wrong with that */
-	for (i = 0; i < nr; i++)
-		if (!dwarf_lineaddr(dwarf_onesrcline(lines, i), &addr) &&
-		    dwarf_haspc(&u->die, addr) > 0)
-			return true;
-	return false;
+	/* the rows' addresses once, so lookups are a plain binary search (no lock, no call) */
+	u->lines = lines;
+	u->nr_lines = nr;
+	u->line_addr = xmalloc(nr * sizeof(*u->line_addr));
+	u->line_end = xmalloc(nr);
+	for (i = 0; i < nr; i++) {
+		Dwarf_Line *l = dwarf_onesrcline(lines, i);
+
+		if (!l || dwarf_lineaddr(l, &addr) || dwarf_lineendsequence(l, &end))
+			return false;
+		u->line_addr[i] = addr;
+		u->line_end[i] = end;
+		if (i && addr < u->line_addr[i - 1])
+			return false; /* libdw sorts them: not sorted is not DWARF */
+		inside = inside || (!end && dwarf_haspc(&u->die, addr) > 0);
+	}
+	return inside;
+}
+
+/*
+ * The row for @addr: the last one at or below it, unless that one ends a
+ * sequence (the address lies between sequences), as dwarf_getsrc_die().
+ */
+static Dwarf_Line *unit_line(const struct unit *u, u64 addr)
+{
+	size_t lo = 0, hi = u->nr_lines;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (u->line_addr[mid] <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || u->line_end[lo - 1])
+		return NULL;
+	return dwarf_onesrcline(u->lines, lo - 1);
 }
 
 static bool load_unit(struct dso *d, struct dso_dwarf *dd, struct unit *u)
@@ -406,7 +444,7 @@ static u32 dwarf_frames(struct dso *d, u64 vaddr, struct src_frame *out, u32 max
 	u = &dd->units[dd->ranges[i].unit];
 	if (!load_unit(d, dd, u))
 		return 0;
-	line = dwarf_getsrc_die(&u->die, vaddr);
+	line = unit_line(u, vaddr);
 	out[0].file = line ? abs_file(dd, u, dwarf_linesrc(line, NULL, NULL)) : NULL;
 	out[0].line = line && !dwarf_lineno(line, &lineno) && lineno > 0 ? lineno : 0;
 	out[0].func = NULL;
@@ -503,6 +541,8 @@ void dso_src_free(struct dso *d)
 		for (i = 0; i < dd->nr_units; i++) {
 			free(dd->units[i].ranges);
 			free(dd->units[i].nodes);
+			free(dd->units[i].line_addr);
+			free(dd->units[i].line_end);
 			iv_free(&dd->units[i].index);
 		}
 		free(dd->units);

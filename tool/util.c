@@ -351,12 +351,11 @@ static void u64map_grow(struct u64map *m)
 	size_t i;
 
 	n.cap = m->cap ? 2 * m->cap : 64;
-	n.keys = xcalloc(n.cap, sizeof(*n.keys));
-	n.vals = xcalloc(n.cap, sizeof(*n.vals));
+	n.slots = xcalloc(n.cap, sizeof(*n.slots));
 	n.used = xcalloc(n.cap, 1);
 	for (i = 0; i < m->cap; i++)
 		if (m->used[i])
-			u64map_put(&n, m->keys[i], m->vals[i]);
+			u64map_put(&n, m->slots[i].key, m->slots[i].val);
 	u64map_free(m);
 	*m = n;
 }
@@ -368,9 +367,9 @@ bool u64map_get(const struct u64map *m, u64 key, u64 *val)
 	if (!m->cap)
 		return false;
 	for (i = hash64(key) & (m->cap - 1); m->used[i]; i = (i + 1) & (m->cap - 1)) {
-		if (m->keys[i] == key) {
+		if (m->slots[i].key == key) {
 			if (val)
-				*val = m->vals[i];
+				*val = m->slots[i].val;
 			return true;
 		}
 	}
@@ -381,24 +380,37 @@ void u64map_put(struct u64map *m, u64 key, u64 val)
 {
 	size_t i;
 
-	if ((m->nr + 1) * 4 >= m->cap * 3)
+	/* at most half full: probe sequences stay short */
+	if ((m->nr + 1) * 2 > m->cap)
 		u64map_grow(m);
 	for (i = hash64(key) & (m->cap - 1); m->used[i]; i = (i + 1) & (m->cap - 1)) {
-		if (m->keys[i] == key) {
-			m->vals[i] = val;
+		if (m->slots[i].key == key) {
+			m->slots[i].val = val;
 			return;
 		}
 	}
 	m->used[i] = 1;
-	m->keys[i] = key;
-	m->vals[i] = val;
+	m->slots[i].key = key;
+	m->slots[i].val = val;
 	m->nr++;
+}
+
+bool u64map_next(const struct u64map *m, size_t *pos, u64 *key, u64 *val)
+{
+	for (; *pos < m->cap; (*pos)++) {
+		if (m->used[*pos]) {
+			*key = m->slots[*pos].key;
+			*val = m->slots[*pos].val;
+			(*pos)++;
+			return true;
+		}
+	}
+	return false;
 }
 
 void u64map_free(struct u64map *m)
 {
-	free(m->keys);
-	free(m->vals);
+	free(m->slots);
 	free(m->used);
 	memset(m, 0, sizeof(*m));
 }

@@ -110,10 +110,18 @@ void unmap_file(const void *data, size_t len);
  */
 int commit_file(FILE *f, const char *tmp, const char *path, int err);
 
-/* Open-addressing hash map from a 64-bit key to a 64-bit value. */
+/*
+ * Open-addressing hash map from a 64-bit key to a 64-bit value.  Key and
+ * value share a slot (one cache line per probe, not two): reports look up
+ * a map per frame, millions of times.
+ */
+struct u64map_slot {
+	u64 key;
+	u64 val;
+};
+
 struct u64map {
-	u64 *keys;
-	u64 *vals;
+	struct u64map_slot *slots;
 	u8 *used;
 	size_t cap;
 	size_t nr;
@@ -121,6 +129,8 @@ struct u64map {
 
 bool u64map_get(const struct u64map *m, u64 key, u64 *val);
 void u64map_put(struct u64map *m, u64 key, u64 val);
+/* Iterate: start with *pos = 0; false once every entry was given. */
+bool u64map_next(const struct u64map *m, size_t *pos, u64 *key, u64 *val);
 void u64map_free(struct u64map *m);
 u64 hash64(u64 x);
 u64 hash_bytes(const void *data, size_t len, u64 seed);

@@ -37,7 +37,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 		report_footer(&rep, null);
 		report_raw(&rep, &o, null);
 		report_folded(&rep, null);
-		report_svg(&rep, "/dev/null", "fuzz");
+		report_svg(&rep, "/dev/null", "fuzz", NULL);
 		report_pprof_mem(&rep, &pb, &pb_len);
 		free(pb);
 		report_free(&rep);

@@ -86,6 +86,27 @@ result $rc "golden: --svg (written by the sanitizer build)" "$gdir/svg.diff"
 result $? "svg structure: well-formed, one frame per tree node, script and controls" \
 	"$gdir/svg-structure.log"
 
+# a large, branching capture: folded lines in strcmp order, each stack once;
+# SVG frames narrower than a pixel left out and counted
+"$out/tests/mkcapture" --deep 20000 16 "$gdir/deep.cyc" &&
+	"$tool" report -i "$gdir/deep.cyc" --folded --weight samples >"$gdir/deep.folded" &&
+	python3 -c '
+import sys
+lines = [l.rstrip("\n").rsplit(" ", 1) for l in open(sys.argv[1], encoding="utf-8")]
+stacks = [s for s, _ in lines]
+assert stacks == sorted(stacks, key=lambda s: s.encode()), "not in strcmp order"
+assert len(set(stacks)) == len(stacks), "a stack on two lines"
+assert sum(int(c) for _, c in lines) == 20000, "samples lost"
+print(len(stacks), "stacks")' "$gdir/deep.folded" >"$gdir/deep.log" 2>&1
+result $? "folded of 20000 branching stacks: strcmp order, each stack once, every sample" \
+	"$gdir/deep.log"
+"$tool" report -i "$gdir/deep.cyc" --svg "$gdir/deep.svg" --weight samples -q \
+	>"$gdir/deep-svg.log" 2>&1 &&
+	"$here/check-svg.py" "$gdir/deep.svg" "$gdir/deep.folded" >>"$gdir/deep-svg.log" 2>&1 &&
+	grep -q 'id="pruned"' "$gdir/deep.svg"
+result $? "svg of it: frames narrower than a pixel pruned, the rest exact, the count said" \
+	"$gdir/deep-svg.log"
+
 probe=$("$here/svg-interact.sh" "$gdir/flame.svg" compute memcpy 2>&1)
 rc=$?
 if [ $rc -eq 77 ]; then

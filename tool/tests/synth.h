@@ -53,7 +53,7 @@ static void sy_map(struct maps *ms, u64 start, u64 end, const char *path, u32 ki
 
 struct sy_rec {
 	struct cycsample_sample s;
-	u64 frames[16];
+	u64 frames[132]; /* up to 128 user and 4 kernel frames */
 };
 
 static void sy_add(struct profile *p, const void *rec)

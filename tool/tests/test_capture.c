@@ -295,7 +295,7 @@ static void test_svg_utf8(void)
 	sy_sample(&s.p, 9000, 0, CYCSAMPLE_SAMPLE_USER, 0, NULL, 0, u, 2);
 	prof_sort(&s.p);
 	report_build(&rep, &s.p, &s.r);
-	ok(!report_svg(&rep, svg, "utf8 \xff"), "svg written");
+	ok(!report_svg(&rep, svg, "utf8 \xff", NULL), "svg written");
 	report_free(&rep);
 	sess_free(&s);
 	ok(!fx_sh("python3 -c 'import sys, xml.dom.minidom as m; m.parse(sys.argv[1])' %s", svg),

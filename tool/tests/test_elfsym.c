@@ -753,7 +753,7 @@ static void test_cxx(void)
 	expect_sym(&f, "twice", "int demo::twice<int>(int)", "C++ template");
 	expect_sym(&f, "spin", "demo::Widget::spin(int)", "C++ member");
 	f.r.demangle = false;
-	u64map_free(&f.r.map_cache[0]);
+	res_forget(&f.r);
 	is_str(res_str(&f.r, lookup(&f, fx_addr(out, "compute") + 1)->func),
 	       "_ZN4demo4util7computeEi", "--no-demangle keeps the mangled name");
 	fx_free(&f);

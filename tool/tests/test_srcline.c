@@ -332,7 +332,7 @@ static void test_reports(void)
 	ok(!capture_write(cap, &rep, &t.ms), "capture written");
 	report_free(&rep);
 	t.r.inline_frames = false;
-	u64map_free(&t.r.map_cache[0]);
+	res_forget(&t.r);
 	text = report_text(&p, &t.r, 0);
 	ok(!strstr(text, "_[i]") && strstr(text, "fx_inline;fx_outer 3"),
 	   "--no-inline: the function alone");
