@@ -30,7 +30,7 @@ make -s -C "$top/tool" OUT="$top/build/$arch/tool" ARCH=$arch CROSS_COMPILE=$cro
 stage=$top/build/$arch/e2e
 rm -rf "$stage"
 make -s -C "$top/demo" OUT="$stage" ARCH=$arch
-cp "$top/tool/tests/guest/e2e-guest.sh" "$stage/"
+cp "$top/tool/tests/guest/e2e-guest.sh" "$top/tool/tests/guest/folded.sh" "$stage/"
 triplet=$([ $arch = arm64 ] && echo aarch64-linux-gnu || echo x86_64-linux-gnu)
 ${cross}gcc -O2 -g -Wall -Wextra -Werror -o "$stage/lzmawork" "$top/tool/tests/guest/lzmawork.c" \
 	-llzma
