@@ -54,3 +54,17 @@ selftest()
 	fi
 	return 3
 }
+
+# check_selftest passes|fails NAME TEST: one check line saying whether one
+# test of a selftest binary passed or failed as the exercise predicts
+check_selftest()
+{
+	selftest "$2" "$3"
+	rc=$?
+	grep Expected "/tmp/$2-$3.out" | head -n 2
+	case $1 in
+	passes) [ $rc -eq 0 ] ;;
+	*) [ $rc -eq 1 ] ;;
+	esac
+	check $? "${2%_test}.$3 $1 (status $rc)"
+}

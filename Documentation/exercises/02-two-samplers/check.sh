@@ -3,7 +3,7 @@
 # of a user sample holds.
 . "$LIB"
 cd "$DEMO" || exit 1
-$CYCREAD --folded -- ./demo 50 >/tmp/c.folded 2>/dev/null
+$CYCREAD --folded --weight samples -- ./demo 50 >/tmp/c.folded 2>/dev/null
 ./perfsample -g --folded -- ./demo 50 >/tmp/p.folded 2>/dev/null
 ./perfsample -g -- ./demo 50 >/tmp/p.txt 2>&1
 top_c=$(top_leaf /tmp/c.folded)

@@ -3,8 +3,8 @@
 . "$LIB"
 cd "$DEMO" || exit 1
 $CYCREAD -q -o /tmp/l.cyc -- ./demo 50 >/dev/null 2>&1
-$CYCREAD report -i /tmp/l.cyc --folded >/tmp/r.folded 2>/dev/null
-$CYCREAD report -i /tmp/l.cyc --folded --no-leaf-repair >/tmp/n.folded 2>/dev/null
+$CYCREAD report -i /tmp/l.cyc --folded --weight samples >/tmp/r.folded 2>/dev/null
+$CYCREAD report -i /tmp/l.cyc --folded --weight samples --no-leaf-repair >/tmp/n.folded 2>/dev/null
 ./perfsample -g --folded -- ./demo 50 >/tmp/p.folded 2>/dev/null
 for f in r n p; do
 	all=$(leaf_count /tmp/$f.folded hot_loop)

@@ -2,11 +2,7 @@
 # Exercise 5: the head published before the copy: every record shows one
 # record late, and the last one of each ring never.
 . "$LIB"
-selftest ring_test counters_agree_between_headers_info_and_records
-rc=$?
-grep Expected /tmp/ring_test-counters_agree_between_headers_info_and_records.out | head -n 2
-[ $rc -eq 1 ]
-check $? "ring.counters_agree_between_headers_info_and_records now fails (status $rc)"
+check_selftest fails ring_test counters_agree_between_headers_info_and_records
 cd "$DEMO" || exit 1
 # attached for a while rather than "-- ./demo": the EXIT record would never
 # show, and cycread would spend 2 s polling for it

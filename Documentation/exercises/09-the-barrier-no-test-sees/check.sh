@@ -2,10 +2,7 @@
 # Exercise 9: a plain store of data_head; under QEMU every test still passes.
 . "$LIB"
 for t in records_wrap_around_the_end_intact counters_agree_between_headers_info_and_records; do
-	selftest ring_test $t
-	rc=$?
-	[ $rc -eq 0 ]
-	check $? "ring.$t still passes (status $rc)"
+	check_selftest passes ring_test $t
 done
 cd "$DEMO" || exit 1
 $CYCREAD -- ./demo 50 >/tmp/b.txt 2>&1
