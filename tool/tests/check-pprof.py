@@ -163,7 +163,10 @@ def compare(path, period_text, samples_text, top, label, raw=None, inline=None):
         shown = set(p[3] for p in prow)
         rows = {name: r for name, r in rows.items() if name in shown or r[0] > 0}
         ours = sorted(((-r[1], name) for name, r in rows.items() if r[2]), key=lambda x: x)
-        theirs = sorted(((-p[1], p[3]) for p in prow if p[0]), key=lambda x: x)
+        # ranked as cycread ranks its printed rows: by the share at two
+        # decimals, then by name (exact shares would order ties differently
+        # and move a different function into the last places of the top N)
+        theirs = sorted(((-float("%.2f" % p[1]), p[3]) for p in prow if p[0]), key=lambda x: x)
         want = ["%6.2f%%  %s" % (-s, name) for s, name in ours[:top]]
         got = ["%6.2f%%  %s" % (-s, name) for s, name in theirs[:top]]
         check(want == got and len(want) == min(top, len(ours)),

@@ -63,11 +63,13 @@ work=$(( $(leaf_count $T/demo-n.folded hot_loop) + $(leaf_count $T/demo-n.folded
 	 $(leaf_count $T/demo-n.folded warm_inner) + $(leaf_count $T/demo-n.folded tiny_leaf) ))
 [ "$work" -ge 500 ]
 check $? "at least 500 samples in the work functions ($work)"
-grep -q "Self cycles  Samples" $T/top.txt && grep -q "^# total: [0-9]* samples, [0-9]* cycles" $T/top.txt
-check $? "the table weighs by period and says so (Self cycles, total cycles)"
+# the event the session used: cycles, or cpu-clock where there is no PMU
+ev=$(sed -n 's/^# event: \([a-z-]*\).*/\1/p' $T/top.txt | head -n 1)
+grep -q "Self $ev  Samples" $T/top.txt && grep -q "^# total: [0-9]* samples, [0-9]* $ev\$" $T/top.txt
+check $? "the table weighs by period and says so (Self $ev, total $ev)"
 # hot_loop's share of cycles from --raw's periods (the sampled frame first)
 $C report -i $T/demo.cyc --raw >$T/raw.txt
-want=$(awk '/^demo .*: [0-9]+ cycles:$/ { p = $(NF - 1); t += p; first = 1; next }
+want=$(awk -v ev="$ev" '$0 ~ "^demo .*: [0-9]+ " ev ":$" { p = $(NF - 1); t += p; first = 1; next }
 	first && /^\t/ { if ($0 ~ / hot_loop\+0x/) h += p; first = 0 }
 	END { if (t) printf "%.2f%%", 100 * h / t }' $T/raw.txt)
 got=$($C report -i $T/demo.cyc | awk '$NF == "hot_loop" && $3 == "demo" { print $1 }')
@@ -98,7 +100,7 @@ if [ "$arch" = arm64 ]; then
 	grep -q "leaf-caller repair: caller inserted" $T/top.txt
 	check $? "report counts the leaf-caller repairs"
 fi
-grep -q "^demo [0-9]*/[0-9]* \[[0-9]*\] [0-9]*\.[0-9]*: [0-9]* cycles:$" $T/raw.txt &&
+grep -q "^demo [0-9]*/[0-9]* \[[0-9]*\] [0-9]*\.[0-9]*: [0-9]* $ev:\$" $T/raw.txt &&
 	grep -q "hot_loop+0x[0-9a-f]* (/mnt/add/demo)$" $T/raw.txt
 check $? "--raw: perf script's sample header and 'symbol+0xoff (file)' frames"
 ! grep -q "EXEC\|EXIT" $T/raw.txt && $C report -i $T/demo.cyc --raw --show-task-events |
