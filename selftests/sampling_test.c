@@ -16,6 +16,7 @@
 #include "cycsample_test_lib.h"
 
 static int sleep_forever(void *arg);
+static bool wait_asleep(pid_t pid);
 
 /* Start and end of this static binary's text (from the linker). */
 extern const char __executable_start[], etext[];
@@ -568,6 +569,7 @@ TEST_F(sampling, idle_target_costs_nothing_while_others_run)
 	SAMPLING_BEGIN();
 	self->child = cs_spawn(sleep_forever, NULL);
 	ASSERT_LT(0, self->child);
+	ASSERT_TRUE(wait_asleep(self->child));
 	for (i = 0; i < 2; i++) {
 		busy[i] = cs_spawn_spinner();
 		ASSERT_LT(0, busy[i]);
@@ -878,6 +880,33 @@ static int sleep_forever(void *arg)
 	return 0;
 }
 
+/*
+ * A child just forked still runs until it reaches pause(); a session started
+ * then samples it (seen on x86_64's software clock under load), so the tests
+ * about a sleeping target wait until the scheduler says it sleeps.
+ */
+static bool wait_asleep(pid_t pid)
+{
+	char path[64], buf[256], *p;
+	int i;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	for (i = 0; i < 500; i++) {
+		FILE *f = fopen(path, "r");
+		size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+
+		if (f)
+			fclose(f);
+		buf[n] = 0;
+		/* "pid (comm) S ...": the state follows the last ')' */
+		p = strrchr(buf, ')');
+		if (p && p[1] == ' ' && p[2] == 'S')
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
 TEST_F(sampling, poll_reports_nothing_while_the_rings_are_empty)
 {
 	struct pollfd p;
@@ -886,6 +915,7 @@ TEST_F(sampling, poll_reports_nothing_while_the_rings_are_empty)
 	SAMPLING_BEGIN();
 	self->child = cs_spawn(sleep_forever, NULL);
 	ASSERT_LT(0, self->child);
+	ASSERT_TRUE(wait_asleep(self->child));
 	cs_config_init(&self->cfg, CYCSAMPLE_TARGET_PID, self->child);
 	CS_ASSERT_SESSION(&s, &self->cfg);
 	ASSERT_EQ(0, cs_start(s.fd));
