@@ -767,6 +767,8 @@ static int addr2sym(int argc, char **argv)
 	}
 	if (!elf)
 		bad_usage("%s", "addr2sym needs -e FILE");
+	if (search.debug_dir && check_dir("-D", search.debug_dir))
+		return EXIT_RUNTIME;
 	d = dso_open_path(elf, &why);
 	if (!d) {
 		pr_err("%s: %s", elf, why);

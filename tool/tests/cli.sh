@@ -112,6 +112,12 @@ expect 1 "Too many levels of symbolic links" "--symfs a symlink loop" -- \
 	"$tool" report -i "$cap" --symfs "$tmp/loop"
 expect 1 "not a directory" "--debug-dir a file" -- \
 	"$tool" report -i "$cap" --debug-dir "$cap"
+expect 1 "debug-dir $tmp/none: No such file" "--debug-dir that does not exist" -- \
+	"$tool" report -i "$cap" --debug-dir "$tmp/none"
+expect 1 "not a directory" "--debug-dir /dev/zero" -- \
+	"$tool" report -i "$cap" --debug-dir /dev/zero
+expect 1 "Too many levels of symbolic links" "--debug-dir a symlink loop" -- \
+	"$tool" report -i "$cap" --debug-dir "$tmp/loop"
 expect 0 "none of the capture's" "--symfs with none of the files: a warning" -- \
 	"$tool" report -i "$cap" --symfs "$tmp/emptyroot"
 expect 1 "kallsyms-none: No such file" "--kallsyms that does not exist" -- \
@@ -134,6 +140,8 @@ expect 0 "usr/bin/app: not used for /usr/bin/app: not a regular file" \
 	"a FIFO in the symfs is skipped, not waited on" -- \
 	timeout 20 "$tool" report -i "$cap" --symfs "$tmp/fifo" -v
 main=$(nm "$tool" | sed -n 's/^\([0-9a-f]*\) T main$/\1/p')
+expect 1 "D $tmp/none: No such file" "addr2sym -D that does not exist" -- \
+	"$tool" addr2sym -e "$tool" -D "$tmp/none" 0
 expect 0 "main+0x0" "addr2sym names an address of an ELF file" -- "$tool" addr2sym -e "$tool" "$main"
 echo "1..$n"
 [ "$failed" -eq 0 ]

@@ -53,7 +53,7 @@ gdir=$out/golden
 mkdir -p "$gdir"
 "$out/tests/mkcapture" "$gdir/synth.cyc" && "$out/tests/mkcapture" "$gdir/synth4s.cyc" 68 1000000000
 result $? "mkcapture writes the synthetic captures"
-for spec in "top:" "children:--children" "sort:--sort comm,sym" "raw:--raw" \
+for spec in "top:" "children:--children" "sort:--sort comm,sym" "sort-tid:--sort tid,sym" "raw:--raw" \
 	    "raw-details:--raw --raw-details --show-task-events --show-lost-events" \
 	    "folded:--folded" "noleaf:--folded --no-leaf-repair" \
 	    "weight-samples:--weight samples --children" \

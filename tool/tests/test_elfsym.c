@@ -173,7 +173,7 @@ out:
 
 static void test_stripped(void)
 {
-	char *out = run_fixture("fx_strip"), *dbg = fx_path("dbg");
+	char *out = run_fixture("fx_strip"), *dbg = fx_path("dbg"), *log;
 	char id[2 * DSO_BUILD_ID_MAX + 1];
 	struct map *m;
 	struct fx f;
@@ -208,6 +208,32 @@ static void test_stripped(void)
 		   (lookup(&f, fx_addr(out, "local_func"))->flags & FI_FDE),
 	   "unnamed frame shows the file and its function's start (.eh_frame)");
 	fx_free(&f);
+
+	/*
+	 * FIFOs where both debug files would be: never opened for reading, so
+	 * never waited on (alarm() turns a hang into a failure); -v says why.
+	 */
+	ok(!fx_sh("rm -f fx_strip.debug && mkfifo fx_strip.debug && mkdir -p dbg/.build-id/%.2s && "
+		  "mkfifo dbg/.build-id/%.2s/%s.debug",
+		  id, id, id + 2),
+	   "FIFOs as the debuglink and the build-id debug file");
+	alarm(60);
+	verbose = 1;
+	fx_stderr_begin();
+	fx_load(&f, out, dbg);
+	ok(lookup(&f, fx_addr(out, "local_func"))->flags & FI_FDE,
+	   "FIFO debug files skipped: local_func grouped by .eh_frame");
+	fx_free(&f);
+	log = fx_stderr_back();
+	verbose = 0;
+	alarm(0);
+	ok(strstr(log, "fx_strip.debug (.gnu_debuglink) not used: not a regular file") &&
+		   strstr(log, ".debug (build-id) not used: not a regular file"),
+	   "-v: both FIFOs named, 'not a regular file'");
+	if (!strstr(log, "not a regular file"))
+		printf("# stderr: %s\n", log);
+	free(log);
+	ok(!fx_sh("rm -rf fx_strip.debug dbg"), "remove the FIFOs");
 	free(dbg);
 	free(out);
 }
