@@ -17,9 +17,17 @@
  *	  overall:  alpha 30, beta 20, gamma 35, delta 15 (half the time each)
  *   benchwork run CMD [ARGS...]
  *	Run CMD (the demo, which does not time itself) and wait for it.
+ *   benchwork tool CMD [ARGS...]
+ *	Run CMD (a sampler that runs a workload), wait for it and print
+ *	"tool_cpu_ns N": the CPU time of CMD and of every descendant it
+ *	waited for, from start-up to exit.  Less the workload's own cpu_ns,
+ *	that is the sampler's own CPU time.
  *
- * Every mode prints "elapsed_ns N" (CLOCK_MONOTONIC, the work only) on
- * stdout, so the sampler's start-up and post-processing are not counted.
+ * The workload modes print "elapsed_ns N" (CLOCK_MONOTONIC, the work only)
+ * and "cpu_ns N" (the CPU time of the process, and in "run" of the command,
+ * over the same stretch) on stdout, so the sampler's start-up and
+ * post-processing are not counted.  Under QEMU -icount both clocks count
+ * the instructions the guest executed.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -39,6 +48,20 @@ static unsigned long long now_ns(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static unsigned long long tv_ns(const struct timeval *tv)
+{
+	return tv->tv_sec * 1000000000ULL + tv->tv_usec * 1000ULL;
+}
+
+/* CPU time of this process, every thread, user and system */
+static unsigned long long cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
@@ -103,7 +126,7 @@ static int run_deep(int argc, char **argv)
 {
 	unsigned int depth, kpct = 20;
 	unsigned long units, x = 88172645463325252UL;
-	unsigned long long t0;
+	unsigned long long t0, c0;
 
 	if (argc < 4)
 		return 2;
@@ -118,9 +141,11 @@ static int run_deep(int argc, char **argv)
 		perror("/dev/zero");
 		return 1;
 	}
+	c0 = cpu_ns();
 	t0 = now_ns();
 	x = deep_level(depth, x, units, kpct);
-	printf("elapsed_ns %llu\nresult %lu\n", now_ns() - t0, x & 1);
+	t0 = now_ns() - t0;
+	printf("elapsed_ns %llu\ncpu_ns %llu\nresult %lu\n", t0, cpu_ns() - c0, x & 1);
 	return 0;
 }
 
@@ -187,7 +212,7 @@ static int run_mt(int argc, char **argv)
 {
 	struct mt_arg args[4];
 	pthread_t th[4];
-	unsigned long long t0;
+	unsigned long long t0, c0;
 	int n, i, err;
 
 	if (argc < 4)
@@ -195,6 +220,7 @@ static int run_mt(int argc, char **argv)
 	n = atoi(argv[2]);
 	if (n < 1 || n > 4)
 		return 2;
+	c0 = cpu_ns();
 	t0 = now_ns();
 	for (i = 0; i < n; i++) {
 		args[i].id = i;
@@ -208,37 +234,66 @@ static int run_mt(int argc, char **argv)
 	}
 	for (i = 0; i < n; i++)
 		pthread_join(th[i], NULL);
-	printf("elapsed_ns %llu\n", now_ns() - t0);
+	t0 = now_ns() - t0;
+	printf("elapsed_ns %llu\ncpu_ns %llu\n", t0, cpu_ns() - c0);
 	return 0;
+}
+
+/* Fork and exec argv[0]; wait for it with its CPU time (*ru). */
+static int spawn(char **argv, struct rusage *ru)
+{
+	int status;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		perror("fork");
+		return -1;
+	}
+	if (!pid) {
+		execvp(argv[0], argv);
+		perror(argv[0]);
+		_exit(127);
+	}
+	if (wait4(pid, &status, 0, ru) < 0) {
+		perror("wait4");
+		return -1;
+	}
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
 
 /* Time a child from fork to exit; a sampler following children sees it all. */
 static int run_cmd(int argc, char **argv)
 {
 	unsigned long long t0;
-	int status;
-	pid_t pid;
+	struct rusage ru;
+	int ret;
 
 	if (argc < 3)
 		return 2;
-	fflush(stdout);
 	t0 = now_ns();
-	pid = fork();
-	if (pid < 0) {
-		perror("fork");
+	ret = spawn(argv + 2, &ru);
+	if (ret < 0)
 		return 1;
-	}
-	if (!pid) {
-		execvp(argv[2], argv + 2);
-		perror(argv[2]);
-		_exit(127);
-	}
-	if (waitpid(pid, &status, 0) < 0) {
-		perror("waitpid");
+	printf("elapsed_ns %llu\ncpu_ns %llu\n", now_ns() - t0,
+	       tv_ns(&ru.ru_utime) + tv_ns(&ru.ru_stime));
+	return ret;
+}
+
+/* The CPU time of a sampler and the workload it ran and reaped. */
+static int run_tool(int argc, char **argv)
+{
+	struct rusage ru;
+	int ret;
+
+	if (argc < 3)
+		return 2;
+	ret = spawn(argv + 2, &ru);
+	if (ret < 0)
 		return 1;
-	}
-	printf("elapsed_ns %llu\n", now_ns() - t0);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+	printf("tool_cpu_ns %llu\n", tv_ns(&ru.ru_utime) + tv_ns(&ru.ru_stime));
+	return ret;
 }
 
 int main(int argc, char **argv)
@@ -251,8 +306,10 @@ int main(int argc, char **argv)
 		ret = run_mt(argc, argv);
 	else if (argc > 1 && !strcmp(argv[1], "run"))
 		ret = run_cmd(argc, argv);
+	else if (argc > 1 && !strcmp(argv[1], "tool"))
+		ret = run_tool(argc, argv);
 	if (ret == 2)
 		fprintf(stderr, "usage: benchwork deep DEPTH UNITS [KPCT] | mt THREADS UNITS|-SECS"
-			" | run CMD...\n");
+			" | run CMD... | tool CMD...\n");
 	return ret;
 }
