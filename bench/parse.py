@@ -67,12 +67,6 @@ def read_guest(path):
     return g
 
 
-def lo(xs):
-    """The shortest run time: contention on the host only ever adds time."""
-    xs = [x for x in xs if x is not None]
-    return min(xs) if xs else None
-
-
 def runs(g, **want):
     return [r for r in g["runs"] if all(r.get(k) == str(v) for k, v in want.items())]
 
@@ -147,69 +141,131 @@ def agreement(pa, pb, top=10):
 
 # --- derived figures ---------------------------------------------------------
 
-def derive(g):
-    d = {}
-    alone = lo(field(runs(g, phase="slowdown", tool="none"), "elapsed_ns"))
-    slow = []
-    for f in sorted({r["freq"] for r in runs(g, phase="slowdown") if r["tool"] != "none"},
-                    key=int):
-        row = {"freq": int(f), "alone_s": alone and alone / 1e9}
-        for t in ("cycsample", "perf"):
-            rs = runs(g, phase="slowdown", tool=t, freq=f)
-            e = lo(field(rs, "elapsed_ns"))
-            row[t + "_s"] = e and e / 1e9
-            row[t + "_slowdown"] = e / alone if e and alone else None
-            row[t + "_samples"] = med(field(rs, "samples"))
-            row[t + "_rate_after"] = med(field(rs, "rate_after"))
-        c, p = row["cycsample_slowdown"], row["perf_slowdown"]
-        row["overhead_ratio"] = (c - 1) / (p - 1) if c and p and p > 1 else None
-        slow.append(row)
-    d["slowdown"] = slow
+TOOLS = ("cycsample", "perf", "cycsample-nocg", "perf-nocg")
+# The pairs the goals compare: cycsample's figure over perf's.
+PAIRS = (("cg", "cycsample", "perf"), ("nocg", "cycsample-nocg", "perf-nocg"))
 
-    alone = lo(field(runs(g, phase="cost", tool="none"), "elapsed_ns"))
-    cost = []
-    for t in ("cycsample", "perf", "cycsample-nocg", "perf-nocg"):
-        rs = runs(g, phase="cost", tool=t)
-        if not rs:
-            continue
-        per = []
-        for r in rs:
-            e, n = num(r.get("elapsed_ns")), num(r.get("samples"))
-            per.append((e - alone) / n if e and n and alone else None)
-        e, n = lo(field(rs, "elapsed_ns")), med(field(rs, "samples"))
-        ps = (e - alone) / n if e and n and alone else None
-        row = {"tool": t, "freq": rs[0]["freq"], "alone_s": alone and alone / 1e9,
-               "run_s": (e or 0) / 1e9, "samples": n,
-               "per_sample_us": ps and ps / 1e3,
-               "per_sample_us_runs": [p and p / 1e3 for p in per]}
-        if t.startswith("cycsample"):
-            h = [num(r["cost_total_ns"]) / num(r["cost_count"]) for r in rs
-                 if num(r.get("cost_count"))]
-            row["handler_us"] = med(h) and med(h) / 1e3
-            row["handler_max_us"] = (med(field(rs, "cost_max_ns")) or 0) / 1e3
-            row["throttled"] = med(field(rs, "throttled"))
-        cost.append(row)
-    d["cost"] = cost
+
+def spread(xs):
+    """min, median, max of the values that exist."""
+    xs = [x for x in xs if x is not None]
+    if not xs:
+        return None
+    return {"min": min(xs), "med": statistics.median(xs), "max": max(xs), "n": len(xs)}
+
+
+def ratio(a, b):
+    return a / b if a is not None and b else None
+
+
+def derive_cost(g):
+    """Per workload and rate: the runs alone, each tool's per-sample figures."""
+    pinned = g["info"].get("pin", "0") == "1"
+    cells = []
+    wls = []
+    for r in runs(g, phase="cost"):
+        if r["wl"] not in wls:
+            wls.append(r["wl"])
+    for wl in wls:
+        freqs = sorted({r["freq"] for r in runs(g, phase="cost", wl=wl) if r["tool"] != "none"},
+                       key=int)
+        for f in freqs:
+            size = runs(g, phase="cost", wl=wl, freq=f)[0].get("size")
+            alone = runs(g, phase="cost", wl=wl, tool="none", size=size)
+            ae = spread(field(alone, "elapsed_ns"))
+            ac = spread(field(alone, "cpu_ns"))
+            cell = {"wl": wl, "freq": int(f), "size": size, "pinned": pinned and wl != "mt",
+                    "alone_ms": ae and {k: (v / 1e6 if k != "n" else v) for k, v in ae.items()},
+                    "tools": {}}
+            for t in TOOLS:
+                rs = runs(g, phase="cost", wl=wl, tool=t, freq=f)
+                if not rs:
+                    continue
+                reps = []
+                for r in rs:
+                    e, c, n = num(r.get("elapsed_ns")), num(r.get("cpu_ns")), num(r.get("samples"))
+                    tc = num(r.get("tool_cpu_ns"))
+                    rep = {"rep": int(r["rep"]), "samples": n, "status": r.get("status"),
+                           "rate_after": num(r.get("rate_after")), "lost": num(r.get("lost")),
+                           "throttled": num(r.get("throttled")),
+                           "slowdown": e / ae["med"] if e and ae else None,
+                           "per_sample_us": (e - ae["med"]) / n / 1e3 if e and n and ae
+                           else None,
+                           "reader_cpu_ms": (tc - c) / 1e6 if tc and c else None}
+                    if cell["pinned"] and c and n and ac:
+                        rep["path_us"] = (c - ac["med"]) / n / 1e3
+                        rep["reader_run_us"] = rep["per_sample_us"] - rep["path_us"]
+                    if cell["pinned"] and num(r.get("cost_count")):
+                        rep["handler_us"] = num(r["cost_total_ns"]) / num(r["cost_count"]) / 1e3
+                    reps.append(rep)
+                row = {"reps": reps}
+                for key in ("per_sample_us", "path_us", "reader_run_us", "reader_cpu_ms",
+                            "samples", "slowdown", "handler_us", "rate_after", "lost"):
+                    row[key] = spread([x.get(key) for x in reps])
+                cell["tools"][t] = row
+            for name, a, b in PAIRS:
+                ta, tb = cell["tools"].get(a), cell["tools"].get(b)
+                med = lambda t, k: t and t[k] and t[k]["med"]
+                cell["ratio_" + name] = ratio(med(ta, "per_sample_us"), med(tb, "per_sample_us"))
+                cell["path_ratio_" + name] = ratio(med(ta, "path_us"), med(tb, "path_us"))
+            cells.append(cell)
+    return cells
+
+
+def lowest_rate(g, tool_prefix):
+    """The lowest limit left by a run under the kernel's default throttle (mt runs have
+    none: see bench/guest/run.sh)."""
+    xs = [num(r.get("rate_after")) for r in g["runs"]
+          if r["phase"] in ("cost", "loss") and r.get("pct") != "0"
+          and r["tool"] in (tool_prefix, tool_prefix + "-nocg")]
+    xs = [x for x in xs if x is not None]
+    return min(xs) if xs else None
+
+
+def goals(d):
+    """The issue's goals, as this run measured them."""
+    out = {}
+    for name, limit in (("cg", 0.8), ("nocg", 0.9)):
+        rs = [c["ratio_" + name] for c in d["cost"] if c.get("ratio_" + name) is not None]
+        out["ratio_" + name] = {
+            "limit": limit, "cells": len(rs), "met": sum(1 for x in rs if x <= limit),
+            "min": min(rs) if rs else None, "med": statistics.median(rs) if rs else None,
+            "max": max(rs) if rs else None}
+    out["rate"] = {"cycsample": d["lowest_rate_cycsample"], "perf": d["lowest_rate_perf"],
+                   "met": (d["lowest_rate_cycsample"] is not None
+                           and d["lowest_rate_perf"] is not None
+                           and d["lowest_rate_cycsample"] >= d["lowest_rate_perf"])}
+    ten = [x for x in d["loss"] if x["freq"] == 10000]
+    out["loss_10k"] = {"lost": ten[0]["cycsample_lost"] if ten else None,
+                       "samples": ten[0]["cycsample_samples"] if ten else None,
+                       "met": bool(ten) and ten[0]["cycsample_lost"] == 0}
+    return out
+
+
+def derive(g):
+    d = {"cost": derive_cost(g)}
+    d["lowest_rate_cycsample"] = lowest_rate(g, "cycsample")
+    d["lowest_rate_perf"] = lowest_rate(g, "perf")
 
     loss = []
     for f in sorted({r["freq"] for r in runs(g, phase="loss")}, key=int):
         c = (runs(g, phase="loss", tool="cycsample", freq=f) or [{}])[0]
         p = (runs(g, phase="loss", tool="perf", freq=f) or [{}])[0]
         ps = (runs(g, phase="loss", tool="perf-stats", freq=f) or [{}])[0]
-        secs = num(c.get("duration_ns"))
         loss.append({"freq": int(f),
+                     "secs": num(c.get("duration_ns")) and num(c["duration_ns"]) / 1e9,
                      "cycsample_samples": num(c.get("samples")),
                      "cycsample_lost": num(c.get("lost")),
                      "cycsample_throttled": num(c.get("throttled")),
                      "cycsample_rate_after": num(c.get("rate_after")),
+                     "cycsample_reader_cpu_ms": (num(c.get("tool_cpu_ns")) or 0) / 1e6 -
+                     (num(c.get("cpu_ns")) or 0) / 1e6,
                      "perf_samples": num(p.get("samples")),
                      "perf_lost_records": num(ps.get("LOST", 0)),
                      "perf_lost_samples_records": num(ps.get("LOST_SAMPLES", 0)),
+                     "perf_throttle_records": num(ps.get("THROTTLE", 0)),
                      "perf_rate_after": num(p.get("rate_after"))})
     d["loss"] = loss
-    for t, key in (("cycsample", "cycsample_lost"), ("perf", "perf_lost_records")):
-        ok = [r["freq"] for r in loss if r[key] == 0]
-        d["loss_max_zero_" + t] = max(ok) if ok else None
 
     depth = []
     for r in runs(g, phase="depth"):
@@ -227,7 +283,30 @@ def derive(g):
             agree[wl] = agreement(dict(pa), dict(pb))
             agree[wl + " by dso"] = agreement(by_dso(pa), by_dso(pb))
     d["agreement"] = agree
+    d["goals"] = goals(d)
     return d
+
+
+def repeatability(prev, cur):
+    """Per-sample medians of this run against the previous run's, per cell."""
+    rows = []
+    for k, kd in cur.items():
+        pk = prev.get(k)
+        if not pk:
+            continue
+        old = {(c["wl"], c["freq"]): c for c in pk["derived"].get("cost", [])}
+        for c in kd["derived"]["cost"]:
+            o = old.get((c["wl"], c["freq"]))
+            if not o or o.get("size") != c.get("size"):
+                continue
+            for t, row in c["tools"].items():
+                a = o["tools"].get(t, {}).get("per_sample_us")
+                b = row.get("per_sample_us")
+                if a and b and a["med"]:
+                    rows.append({"kernel": k, "wl": c["wl"], "freq": c["freq"], "tool": t,
+                                 "previous_us": a["med"], "now_us": b["med"],
+                                 "change": b["med"] / a["med"] - 1})
+    return rows
 
 
 def read_host(path):
@@ -256,46 +335,95 @@ def fmt(v, f="%.2f"):
     return "-" if v is None else f % v
 
 
+def sp(x, f="%.2f"):
+    """median [min-max] of a spread."""
+    if not x:
+        return "-"
+    if x["n"] == 1 or x["min"] == x["max"]:
+        return f % x["med"]
+    return ("%s [%s, %s]" % (f, f, f)) % (x["med"], x["min"], x["max"])
+
+
+def med_of(x):
+    return x and x["med"]
+
+
 def md_kernel(k, g, d):
     o = []
     h, i = g["host"], g["info"]
+    clock = "QEMU -icount shift=0 (guest time: 1 ns per instruction)" \
+        if h.get("icount") == "1" else "plain TCG (host time: a cross-check only)"
     o.append("## %s (%s)\n" % (k, i.get("kernel", "?")))
-    o.append("Date %s, QEMU %s (TCG, -smp 2), host load %s -> %s, perf %s.\n" % (
-        h.get("date"), h.get("qemu"), h.get("host_load"), h.get("host_load_end"),
-        i.get("perf", "?").replace("perf_version_", "")))
-    o.append("\n### Slowdown (demo; run time under the tool / run time alone)\n")
-    o.append("| Hz | alone s | cycsample s | perf s | cycsample slowdown | perf slowdown | "
-             "overhead ratio | samples c/p | max_sample_rate after c/p |")
+    o.append("Date %s, QEMU %s, %s, -smp 2, perf %s, %s repetitions, about %s samples "
+             "per run, single-threaded workloads %s.  Host: load %s -> %s, guest run "
+             "%s s wall, %s s of host CPU.\n" % (
+                 h.get("date"), h.get("qemu"), clock,
+                 i.get("perf", "?").replace("perf_version_", ""), i.get("reps"),
+                 i.get("nsamp"), "pinned to CPU 0 with their sampler"
+                 if i.get("pin") == "1" else "not pinned",
+                 h.get("host_load"), h.get("host_load_end"), h.get("wall_s", "?"),
+                 h.get("host_cpu_s", "?")))
+    o.append("\n### Per-sample cost: (run - alone) / samples, us (median [min, max])\n")
+    o.append("cg: with callchains (cycread -g, perf record -g); nocg: without.  Ratio: "
+             "cycsample's median over perf's.\n")
+    o.append("| workload | Hz | alone ms | cycsample cg | perf cg | ratio cg | "
+             "cycsample nocg | perf nocg | ratio nocg |")
     o.append("|---|---|---|---|---|---|---|---|---|")
-    for r in d["slowdown"]:
-        o.append("| %d | %s | %s | %s | %s | %s | %s | %s/%s | %s/%s |" % (
-            r["freq"], fmt(r["alone_s"]), fmt(r["cycsample_s"]), fmt(r["perf_s"]),
-            fmt(r["cycsample_slowdown"], "%.3f"), fmt(r["perf_slowdown"], "%.3f"),
-            fmt(r["overhead_ratio"]), fmt(r["cycsample_samples"], "%.0f"),
-            fmt(r["perf_samples"], "%.0f"), fmt(r["cycsample_rate_after"], "%.0f"),
-            fmt(r["perf_rate_after"], "%.0f")))
-    o.append("\n### Per-sample cost (deep: 16-frame user chain, 20 % of the work in "
-             "the kernel)\n")
-    o.append("| tool | Hz | alone s | run s | samples | (run - alone) / samples us | "
-             "per run (vs shortest alone) | module handler mean us | max us |")
-    o.append("|---|---|---|---|---|---|---|---|---|")
-    for r in d["cost"]:
-        o.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-            r["tool"], r["freq"], fmt(r["alone_s"]), fmt(r["run_s"]),
-            fmt(r["samples"], "%.0f"), fmt(r["per_sample_us"], "%.1f"),
-            " ".join(fmt(x, "%.0f") for x in r["per_sample_us_runs"]),
-            fmt(r.get("handler_us"), "%.1f"), fmt(r.get("handler_max_us"), "%.0f")))
-    o.append("\n### Loss (mt: 2 threads, both CPUs busy, default rings / buffers)\n")
-    o.append("| Hz per CPU | cycsample samples | cycsample lost | perf samples | "
-             "perf LOST records | max_sample_rate after c/p |")
-    o.append("|---|---|---|---|---|---|")
-    for r in d["loss"]:
-        o.append("| %d | %s | %s | %s | %s | %s/%s |" % (
-            r["freq"], fmt(r["cycsample_samples"], "%.0f"), fmt(r["cycsample_lost"], "%.0f"),
-            fmt(r["perf_samples"], "%.0f"), fmt(r["perf_lost_records"], "%.0f"),
-            fmt(r["cycsample_rate_after"], "%.0f"), fmt(r["perf_rate_after"], "%.0f")))
-    o.append("\nHighest rate tried with zero loss: cycsample %s Hz, perf %s Hz.\n" % (
-        d.get("loss_max_zero_cycsample"), d.get("loss_max_zero_perf")))
+    for c in d["cost"]:
+        t = c["tools"]
+        ps = lambda n: sp(t.get(n, {}).get("per_sample_us"))
+        o.append("| %s | %d | %s | %s | %s | %s | %s | %s | %s |" % (
+            c["wl"], c["freq"], sp(c["alone_ms"], "%.3f"), ps("cycsample"), ps("perf"),
+            fmt(c.get("ratio_cg")), ps("cycsample-nocg"), ps("perf-nocg"),
+            fmt(c.get("ratio_nocg"))))
+    o.append("\n### Where the time goes (medians; pinned workloads only)\n")
+    o.append("path: the workload's own CPU time per sample (the interrupt, the handler, "
+             "perf's core); reader: what the sampler's reader took from the workload "
+             "during the run, per sample; handler: the module's own statistics "
+             "(cost_total_ns / cost_count).  Reader CPU: the sampler's whole CPU time, "
+             "start-up and post-processing included (ms per run).\n")
+    o.append("| workload | Hz | tool | samples | path us | reader us | handler us | "
+             "reader CPU ms | slowdown | lowest rate after | lost |")
+    o.append("|---|---|---|---|---|---|---|---|---|---|---|")
+    for c in d["cost"]:
+        for tn, t in c["tools"].items():
+            o.append("| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                c["wl"], c["freq"], tn, fmt(med_of(t["samples"]), "%.0f"),
+                fmt(med_of(t["path_us"])), fmt(med_of(t["reader_run_us"])),
+                fmt(med_of(t["handler_us"])), fmt(med_of(t["reader_cpu_ms"]), "%.0f"),
+                fmt(med_of(t["slowdown"]), "%.3f"),
+                fmt(t["rate_after"] and t["rate_after"]["min"], "%.0f"),
+                fmt(t["lost"] and t["lost"]["max"], "%.0f")))
+    o.append("\nLowest kernel.perf_event_max_sample_rate after any run: cycsample %s, "
+             "perf %s.\n" % (fmt(d["lowest_rate_cycsample"], "%.0f"),
+                              fmt(d["lowest_rate_perf"], "%.0f")))
+    if d["loss"]:
+        o.append("\n### Loss (mt: 2 threads, both CPUs busy, default rings / buffers)\n")
+        o.append("| Hz per CPU | guest s | cycsample samples | lost | throttled | "
+                 "perf samples | perf LOST records | THROTTLE records | "
+                 "max_sample_rate after c/p |")
+        o.append("|---|---|---|---|---|---|---|---|---|")
+        for r in d["loss"]:
+            o.append("| %d | %s | %s | %s | %s | %s | %s | %s | %s/%s |" % (
+                r["freq"], fmt(r["secs"], "%.1f"), fmt(r["cycsample_samples"], "%.0f"),
+                fmt(r["cycsample_lost"], "%.0f"), fmt(r["cycsample_throttled"], "%.0f"),
+                fmt(r["perf_samples"], "%.0f"), fmt(r["perf_lost_records"], "%.0f"),
+                fmt(r["perf_throttle_records"], "%.0f"),
+                fmt(r["cycsample_rate_after"], "%.0f"), fmt(r["perf_rate_after"], "%.0f")))
+    gl = d["goals"]
+    o.append("\n### Goals (issue 16 part 2), as this run measures them\n")
+    for name, what in (("cg", "with callchains"), ("nocg", "without callchains")):
+        x = gl["ratio_" + name]
+        o.append("- Per-sample cost %s at most %.1fx perf's: met in %d of %d cells; "
+                 "ratio %s (median), %s-%s." % (what, x["limit"], x["met"], x["cells"],
+                                                fmt(x["med"]), fmt(x["min"]), fmt(x["max"])))
+    o.append("- perf_event_max_sample_rate never lower for cycsample than for perf: %s "
+             "(lowest %s against %s)." % ("met" if gl["rate"]["met"] else "NOT met",
+                                           fmt(gl["rate"]["cycsample"], "%.0f"),
+                                           fmt(gl["rate"]["perf"], "%.0f")))
+    o.append("- Zero ring loss at 10 kHz per CPU on mt, default ring: %s (%s lost of %s)." % (
+        "met" if gl["loss_10k"]["met"] else "NOT met",
+        fmt(gl["loss_10k"]["lost"], "%.0f"), fmt(gl["loss_10k"]["samples"], "%.0f")))
     for wl, a in d["agreement"].items():
         if not a:
             continue
@@ -312,14 +440,33 @@ def md_kernel(k, g, d):
                 100 * r["tol"], "yes" if r["within"] else "NO",
                 "y" if r["in_top_a"] else "-", "y" if r["in_top_b"] else "-"))
     if d["depth"]:
-        o.append("\n### Handler cost against user callchain depth (cycsample, 1000 Hz, "
+        o.append("\n### Handler cost against user callchain depth (cycsample, "
                  "--max-stack 127)\n")
         o.append("| recursion depth | samples | handler mean us | max us |")
         o.append("|---|---|---|---|")
         for r in d["depth"]:
             o.append("| %d | %s | %s | %s |" % (r["depth"], fmt(r["samples"], "%.0f"),
-                                                fmt(r["handler_us"], "%.1f"),
-                                                fmt(r["handler_max_us"], "%.0f")))
+                                                fmt(r["handler_us"], "%.2f"),
+                                                fmt(r["handler_max_us"], "%.1f")))
+    return "\n".join(o) + "\n"
+
+
+def md_repeat(rows):
+    o = ["## Repeatability: per-sample medians against the previous run\n"]
+    if not rows:
+        o.append("No previous run with the same kernels and sizes.\n")
+        return "\n".join(o) + "\n"
+    worst = max(rows, key=lambda r: abs(r["change"]))
+    o.append("%d figures compared; largest change %+.2f %% (%s %s %d Hz %s); %d beyond "
+             "2 %%.\n" % (len(rows), 100 * worst["change"], worst["kernel"], worst["wl"],
+                           worst["freq"], worst["tool"],
+                           sum(1 for r in rows if abs(r["change"]) >= 0.02)))
+    o.append("| kernel | workload | Hz | tool | previous us | now us | change % |")
+    o.append("|---|---|---|---|---|---|---|")
+    for r in rows:
+        o.append("| %s | %s | %d | %s | %.3f | %.3f | %+.2f |" % (
+            r["kernel"], r["wl"], r["freq"], r["tool"], r["previous_us"], r["now_us"],
+            100 * r["change"]))
     return "\n".join(o) + "\n"
 
 
@@ -377,8 +524,11 @@ def main():
     out = sys.argv[1]
     res = {"kernels": {}, "host": read_host(os.path.join(out, "host.log"))}
     md = ["# cycsample vs perf (scripts/bench)\n",
-          "Figures under QEMU TCG: only the ratios within one guest boot mean "
-          "something.  Run times are the shortest of the repetitions (contention on the shared host only adds time); sample counts and handler costs are medians.\n"]
+          "Times are guest time under QEMU -icount (1 ns per instruction executed, "
+          "whatever the host's load), except in sections marked plain TCG.  Every "
+          "figure is the median of the repetitions, with the smallest and largest in "
+          "brackets; alone is the median of the workload's runs without a sampler at "
+          "the same size.\n"]
     tsv = ["kernel\tphase\ttool\tworkload\tfreq\trep\tkey\tvalue"]
     for log in sorted(glob.glob(os.path.join(out, "*", "guest.log"))):
         k = os.path.basename(os.path.dirname(log))
@@ -394,6 +544,14 @@ def main():
                 if key not in ("phase", "tool", "wl", "freq", "rep"):
                     tsv.append("\t".join([k, r["phase"], r["tool"], r["wl"], r["freq"],
                                           r["rep"], key, v]))
+    prev = os.path.join(out, "previous.json")
+    if os.path.exists(prev):
+        try:
+            old = json.load(open(prev))["kernels"]
+        except (ValueError, KeyError):
+            old = {}
+        res["repeatability"] = repeatability(old, res["kernels"])
+        md.append(md_repeat(res["repeatability"]))
     if res["host"]["sym"] or res["host"]["scale"]:
         md.append(md_host(res["host"]))
         for s in res["host"]["sym"]:

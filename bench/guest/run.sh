@@ -2,40 +2,63 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # run.sh - the in-guest half of scripts/bench (busybox sh).  Runs from the
-# --add directory holding benchwork, demo, libdemo.so and perf/.
+# --add directory holding benchwork, demo, libdemo.so and perf.tar (the
+# tree of bench/perf-root, unpacked here into /tmp/perf).
 #
-# Usage: run.sh [PHASE...]   phases: slowdown agree cost loss depth (default: all)
-# Environment: REPS (default 2), DEMO_ROUNDS (600), DEEP_UNITS (20000),
-#   LOSS_SECS (10), LOSS_FREQS ("1000 4000 10000 20000"), SLOW_FREQS
-#   ("1000 4000 10000"), COST_FREQ (4000), DEPTHS ("1 4 16 64 126 200"),
-#   AGREE_PERIOD (c2000000: -c 2000000 for the fixed-period agreement run).
+# Usage: run.sh [PHASE...]   phases: cost loss agree depth (default: all)
+# Environment:
+#   REPS (3)          repetitions of every cost run
+#   FREQS ("1000 4000 10000 20000"), WORKLOADS ("demo deep16 mt")
+#   NSAMP (1000)      samples a cost run takes at the requested rate: the
+#                     work shrinks as the rate grows, so that every figure
+#                     rests on about as many samples
+#   PIN (1)           run the single-threaded workloads and their sampler on
+#                     CPU 0 (below)
+#   LOSS_FREQS ("10000 20000"), LOSS_SECS (2): mt for LOSS_SECS guest seconds
+#   DEPTHS ("1 16 64 200"), DEPTH_FREQ (4000)
+#   AGREE_PERIOD (c2000000: -c 2000000 for the fixed-period agreement run)
 #
 # Output: one "@r key=value..." line per run, and "@file NAME" ... "@end"
 # around the reports the host compares.  The host parses nothing else.
-# Every run starts with kernel.perf_event_max_sample_rate back at 100000,
-# because under TCG every sample is slow and the kernel lowers the limit;
-# the limit left after the run is reported as rate_after.
+#
+# Under -icount every clock of the guest counts instructions, and the two
+# vCPUs share one clock: work on either CPU moves it.  Pinned to one CPU,
+# a single-threaded workload and its sampler leave the other CPU idle, so
+# the workload's CPU time (which includes the interrupts it took) is what
+# the sample path cost it, and its elapsed time minus its CPU time is what
+# the sampler's reader took from it.  mt keeps both CPUs busy and is not
+# pinned.  Every run starts with kernel.perf_event_max_sample_rate back at
+# 100000; the limit the kernel left after the run is reported as rate_after.
+#
+# mt runs with kernel.perf_cpu_time_max_percent=0 (no throttle): the vCPUs
+# take turns on one host thread, and a turn of the other vCPU that falls
+# inside an overflow handler counts as handler time (tens of microseconds),
+# so with the default 25 % the kernel lowers the limit to 250 for both tools
+# and throttles them to a few hundred samples/s, an effect of the emulator.
 
 cd "$(dirname "$0")" || exit 1
-HERE=$(pwd)
-PERF_DIR=$HERE/perf
-REPS=${REPS:-2}
-DEMO_ROUNDS=${DEMO_ROUNDS:-600}
-DEEP_UNITS=${DEEP_UNITS:-20000}
-LOSS_SECS=${LOSS_SECS:-10}
-LOSS_FREQS=${LOSS_FREQS:-"1000 4000 10000 20000"}
-SLOW_FREQS=${SLOW_FREQS:-"1000 4000 10000"}
-COST_FREQ=${COST_FREQ:-4000}
+PERF_DIR=/tmp/perf
+REPS=${REPS:-3}
+FREQS=${FREQS:-"1000 4000 10000 20000"}
+WORKLOADS=${WORKLOADS:-"demo deep16 mt"}
+NSAMP=${NSAMP:-1000}
+PIN=${PIN:-1}
+LOSS_FREQS=${LOSS_FREQS:-"10000 20000"}
+LOSS_SECS=${LOSS_SECS:-2}
+DEPTHS=${DEPTHS:-"1 16 64 200"}
+DEPTH_FREQ=${DEPTH_FREQ:-4000}
 AGREE_PERIOD=${AGREE_PERIOD:-c2000000}
-DEPTHS=${DEPTHS:-"1 4 16 64 126 200"}
 RATE=/proc/sys/kernel/perf_event_max_sample_rate
+PCT=/proc/sys/kernel/perf_cpu_time_max_percent
+PCT_DEFAULT=$(cat $PCT)
 T=/tmp/bench
-mkdir -p $T
+mkdir -p $T $PERF_DIR
+tar -xf perf.tar -C $PERF_DIR || exit 1
 
 # The console is a tty: without --no-pager perf would wait in a pager.
 perf_cmd()
 {
-	LD_LIBRARY_PATH=$PERF_DIR/lib PAGER=cat "$PERF_DIR/usr/bin/perf" --no-pager "$@"
+	PAGER="cat" "$PERF_DIR/perf" --no-pager "$@"
 }
 
 # The first value of KEY in a capture file's text header.
@@ -44,9 +67,10 @@ cap_meta()
 	head -c 8192 "$1" | grep -a "^$2=" | head -n 1 | cut -d= -f2
 }
 
-elapsed_of()
+# The value of "KEY N" in the workload's output.
+out_of()
 {
-	sed -n 's/^elapsed_ns //p' "$1" | head -n 1
+	sed -n "s/^$2 //p" "$1" | head -n 1
 }
 
 # A sampling spec: N is -F N (Hz), cN is -c N (a fixed period in cycles).
@@ -58,10 +82,56 @@ samp()
 	esac
 }
 
+# The work of one cost run: a size that takes about NSAMP samples at FREQ
+# Hz per CPU.  Rates of work in guest time, measured under -icount on
+# arm64-6.1 (the same within 7 % on 6.12 and 7.3): deep16 21200 units/s,
+# demo 166 rounds/s, mt 8300 units/s with both CPUs at work (2 CPUs
+# sampled).
+size_of()
+{
+	case $1 in
+	deep16) echo $((21200 * NSAMP / $2)) ;;
+	demo) echo $((166 * NSAMP / $2 + 1)) ;;
+	mt) echo $((8300 * NSAMP / $2 / 2)) ;;
+	esac
+}
+
+# The command of workload $1 with size $2.
+wl_cmd()
+{
+	case $1 in
+	deep16) echo "./benchwork deep 16 $2 20" ;;
+	demo) echo "./benchwork run ./demo $2" ;;
+	mt) echo "./benchwork mt 2 $2" ;;
+	esac
+}
+
+# The prefix that pins workload $1 (and the sampler that runs it).
+pin_of()
+{
+	[ "$PIN" = 1 ] && [ "$1" != mt ] && echo "taskset -c 0"
+}
+
+# The limits a run of workload $1 starts with (see above).
+limits_for()
+{
+	echo 100000 >$RATE
+	case $1 in
+	mt) echo 0 >$PCT ;;
+	*) echo "$PCT_DEFAULT" >$PCT ;;
+	esac
+}
+
 # emit PHASE TOOL WORKLOAD FREQ REP KEY=VALUE...
 emit()
 {
 	echo "@r phase=$1 tool=$2 wl=$3 freq=$4 rep=$5 $6"
+}
+
+times_of()
+{
+	echo "elapsed_ns=$(out_of $T/out elapsed_ns) cpu_ns=$(out_of $T/out cpu_ns)" \
+		"tool_cpu_ns=$(out_of $T/out tool_cpu_ns)"
 }
 
 # run_alone PHASE WORKLOAD REP CMD...
@@ -69,55 +139,72 @@ run_alone()
 {
 	p=$1 w=$2 r=$3
 	shift 3
+	limits_for "$w"
 	"$@" >$T/out 2>$T/err
-	emit "$p" none "$w" 0 "$r" "status=$? elapsed_ns=$(elapsed_of $T/out)"
+	emit "$p" none "$w" 0 "$r" "status=$? $(times_of) size=$SIZE"
 }
 
-# run_cyc PHASE WORKLOAD FREQ REP "CYCREAD OPTIONS" CMD...  (capture in $T/c.cyc)
+# run_cyc PHASE WORKLOAD FREQ REP "CYCREAD OPTIONS" [PIN...] -- CMD...
+# (capture in $T/c.cyc)
 run_cyc()
 {
 	p=$1 w=$2 f=$3 r=$4 o=$5
 	shift 5
-	echo 100000 >$RATE
+	pin=
+	while [ "$1" != -- ]; do
+		pin="$pin $1"
+		shift
+	done
+	shift
+	limits_for "$w"
 	rm -f $T/c.cyc
 	# shellcheck disable=SC2086
-	cycread $(samp "$f") $o -q -o $T/c.cyc -- "$@" >$T/out 2>$T/err
+	$pin ./benchwork tool cycread $(samp "$f") $o -q -o $T/c.cyc -- "$@" >$T/out 2>$T/err
 	st=$?
 	tag=cycsample
 	case $o in *--no-call-graph*) tag=cycsample-nocg ;; esac
-	emit "$p" $tag "$w" "$f" "$r" "status=$st elapsed_ns=$(elapsed_of $T/out) \
+	emit "$p" $tag "$w" "$f" "$r" "status=$st $(times_of) size=$SIZE \
 samples=$(cap_meta $T/c.cyc samples) lost=$(cap_meta $T/c.cyc lost) \
 throttled=$(cap_meta $T/c.cyc throttled) cost_count=$(cap_meta $T/c.cyc cost_count) \
 cost_total_ns=$(cap_meta $T/c.cyc cost_total_ns) cost_max_ns=$(cap_meta $T/c.cyc cost_max_ns) \
-duration_ns=$(cap_meta $T/c.cyc duration_ns) rate_after=$(cat $RATE)"
+duration_ns=$(cap_meta $T/c.cyc duration_ns) rate_after=$(cat $RATE) pct=$(cat $PCT)"
 	[ $st = 0 ] || sed 's/^/# cycread: /' $T/err | tail -n 5
 }
 
-# run_perf PHASE WORKLOAD FREQ REP "PERF RECORD OPTIONS" CMD...  ($T/p.data)
+# run_perf PHASE WORKLOAD FREQ REP "PERF RECORD OPTIONS" [PIN...] -- CMD...
+# ($T/p.data)
 run_perf()
 {
 	p=$1 w=$2 f=$3 r=$4 o=$5
 	shift 5
-	echo 100000 >$RATE
+	pin=
+	while [ "$1" != -- ]; do
+		pin="$pin $1"
+		shift
+	done
+	shift
+	limits_for "$w"
 	rm -f $T/p.data
 	# shellcheck disable=SC2086
-	perf_cmd record $(samp "$f") $o -o $T/p.data -- "$@" >$T/out 2>$T/err
+	$pin ./benchwork tool "$PERF_DIR/perf" --no-pager record $(samp "$f") $o \
+		-o $T/p.data -- "$@" >$T/out 2>$T/err
 	st=$?
 	tag=perf
 	case $o in *-g*) ;; *) tag=perf-nocg ;; esac
 	n=$(sed -n 's/.*(\([0-9]*\) samples).*/\1/p' $T/err | tail -n 1)
-	emit "$p" $tag "$w" "$f" "$r" "status=$st elapsed_ns=$(elapsed_of $T/out) \
-samples=$n rate_after=$(cat $RATE)"
+	emit "$p" $tag "$w" "$f" "$r" "status=$st $(times_of) size=$SIZE samples=$n \
+rate_after=$(cat $RATE) pct=$(cat $PCT)"
 	[ $st = 0 ] || sed 's/^/# perf: /' $T/err | tail -n 5
 }
 
 # Lost samples of the last perf run: LOST records (ring full) and, where the
-# kernel reports them, LOST_SAMPLES; --stats reads every event, no symbols.
+# kernel reports them, LOST_SAMPLES; THROTTLE records; --stats reads every
+# event, no symbols.
 perf_loss()
 {
 	perf_cmd report -i $T/p.data --stats >$T/stats 2>&1
-	sed -n 's/^ *\(LOST\|LOST_SAMPLES\|SAMPLE\) events: *\([0-9]*\).*/\1=\2/p' $T/stats |
-		tr '\n' ' '
+	sed -n 's/^ *\(LOST\|LOST_SAMPLES\|SAMPLE\|THROTTLE\) events: *\([0-9]*\).*/\1=\2/p' \
+		$T/stats | tr '\n' ' '
 	sed -n 's/.*lost \([0-9]*\) chunks.*/lost_chunks_warn=\1/p' $T/stats | head -n 1
 }
 
@@ -145,73 +232,87 @@ file_perf()
 	echo "@end"
 }
 
-phase_slowdown()
+# Per-sample cost: for every workload, rate and repetition, the workload
+# alone and under both tools, with and without callchains, in turn.
+phase_cost()
 {
 	r=1
 	while [ $r -le "$REPS" ]; do
-		run_alone slowdown demo "$r" ./benchwork run ./demo "$DEMO_ROUNDS"
-		for f in $SLOW_FREQS; do
-			run_cyc slowdown demo "$f" "$r" "-g" ./benchwork run ./demo "$DEMO_ROUNDS"
-			[ "$r$f" = 14000 ] && file_cyc "demo-cycsample"
-			run_perf slowdown demo "$f" "$r" "-g" ./benchwork run ./demo "$DEMO_ROUNDS"
-			[ "$r$f" = 14000 ] && file_perf "demo-perf"
+		for w in $WORKLOADS; do
+			pin=$(pin_of $w)
+			for f in $FREQS; do
+				SIZE=$(size_of $w $f)
+				# shellcheck disable=SC2046
+				set -- $(wl_cmd $w $SIZE)
+				# shellcheck disable=SC2086
+				run_alone cost $w $r $pin "$@"
+				run_cyc cost $w $f $r "-g" $pin -- "$@"
+				run_perf cost $w $f $r "-g" $pin -- "$@"
+				run_cyc cost $w $f $r "--no-call-graph" $pin -- "$@"
+				run_perf cost $w $f $r "" $pin -- "$@"
+			done
 		done
 		r=$((r + 1))
 	done
-	run_alone slowdown demo "$r" ./benchwork run ./demo "$DEMO_ROUNDS"
 }
 
-phase_cost()
-{
-	set -- ./benchwork deep 16 "$DEEP_UNITS" 20
-	r=1
-	while [ $r -le $((REPS + 1)) ]; do
-		run_alone cost deep16 "$r" "$@"
-		run_cyc cost deep16 "$COST_FREQ" "$r" "-g" "$@"
-		run_perf cost deep16 "$COST_FREQ" "$r" "-g" "$@"
-		run_cyc cost deep16 "$COST_FREQ" "$r" "--no-call-graph" "$@"
-		run_perf cost deep16 "$COST_FREQ" "$r" "" "$@"
-		r=$((r + 1))
-	done
-	run_alone cost deep16 "$r" "$@"
-}
-
+# Ring loss: mt (both CPUs busy) for LOSS_SECS, default rings and buffers.
 phase_loss()
 {
+	SIZE=-$LOSS_SECS
 	for f in $LOSS_FREQS; do
-		run_cyc loss mt2 "$f" 1 "-g" ./benchwork mt 2 -"$LOSS_SECS"
-		[ "$f" = 4000 ] && file_cyc "mt-cycsample"
-		run_perf loss mt2 "$f" 1 "-g" ./benchwork mt 2 -"$LOSS_SECS"
-		emit loss perf-stats mt2 "$f" 1 "$(perf_loss)"
-		[ "$f" = 4000 ] && file_perf "mt-perf"
+		run_cyc loss mt "$f" 1 "-g" -- ./benchwork mt 2 -"$LOSS_SECS"
+		run_perf loss mt "$f" 1 "-g" -- ./benchwork mt 2 -"$LOSS_SECS"
+		emit loss perf-stats mt "$f" 1 "$(perf_loss)"
 	done
 }
 
-# Agreement with a fixed period as well: the frequency mode starts every
-# counter at period 1 and adapts, which weighs start-up (exec, the dynamic
-# loader) differently depending on when each tool enables its counters.
+# Agreement of the flat profiles: the demo in frequency mode and with a
+# fixed period (the frequency mode starts every counter at period 1 and
+# adapts, which weighs start-up differently depending on when each tool
+# enables its counters), and mt.
 phase_agree()
 {
-	run_cyc agree demo "$AGREE_PERIOD" 1 "-g" ./benchwork run ./demo "$DEMO_ROUNDS"
-	file_cyc "demo-fixed-cycsample"
-	run_perf agree demo "$AGREE_PERIOD" 1 "-g" ./benchwork run ./demo "$DEMO_ROUNDS"
-	file_perf "demo-fixed-perf"
+	SIZE=100
+	pin=$(pin_of demo)
+	for f in 4000 "$AGREE_PERIOD"; do
+		tag=demo
+		case $f in c*) tag=demo-fixed ;; esac
+		# shellcheck disable=SC2086
+		run_cyc agree demo "$f" 1 "-g" $pin -- ./benchwork run ./demo $SIZE
+		file_cyc "$tag-cycsample"
+		# shellcheck disable=SC2086
+		run_perf agree demo "$f" 1 "-g" $pin -- ./benchwork run ./demo $SIZE
+		file_perf "$tag-perf"
+	done
+	SIZE=4000
+	run_cyc agree mt 4000 1 "-g" -- ./benchwork mt 2 $SIZE
+	file_cyc "mt-cycsample"
+	run_perf agree mt 4000 1 "-g" -- ./benchwork mt 2 $SIZE
+	file_perf "mt-perf"
 }
 
+# The module's handler cost against the user chain's depth.
 phase_depth()
 {
+	SIZE=2000
+	pin=$(pin_of deep)
 	for d in $DEPTHS; do
-		run_cyc depth "deep$d" 1000 1 "-g --max-stack 127" ./benchwork deep "$d" 8000 0
+		# shellcheck disable=SC2086
+		run_cyc depth "deep$d" "$DEPTH_FREQ" 1 "-g --max-stack 127" $pin -- \
+			./benchwork deep "$d" $SIZE 0
 	done
 }
 
 echo "@info kernel=$(uname -r) cpus=$(grep -c ^processor /proc/cpuinfo) \
 perf=$(perf_cmd version 2>&1 | tr ' ' _) cycread=$(cycread -V 2>&1 | head -n 1 | tr ' ' _) \
 mlock_kb=$(cat /proc/sys/kernel/perf_event_mlock_kb) \
-cpu_time_max_percent=$(cat /proc/sys/kernel/perf_cpu_time_max_percent)"
-[ $# -gt 0 ] || set -- slowdown agree cost loss depth
+cpu_time_max_percent=$(cat /proc/sys/kernel/perf_cpu_time_max_percent) \
+reps=$REPS nsamp=$NSAMP pin=$PIN"
+[ $# -gt 0 ] || set -- cost loss agree depth
 for ph in "$@"; do
-	echo "@phase $ph $(date +%s)"
+	echo "@phase $ph $(cut -d' ' -f1 /proc/uptime)"
 	"phase_$ph"
 done
-echo "@done $(date +%s)"
+echo "$PCT_DEFAULT" >$PCT
+echo "@done $(cut -d' ' -f1 /proc/uptime)"

@@ -6,13 +6,15 @@
 # both flat profiles by sample count (perf's -n column: its Overhead column
 # weights samples by period).
 cd "$(dirname "$0")" || exit 1
-P=$(pwd)/perf
+P=/tmp/perf
+mkdir -p $P
+tar -xf perf.tar -C $P || exit 1
 WIN=${WIN:-15}
 RATE=/proc/sys/kernel/perf_event_max_sample_rate
 T=/tmp/simultaneous
 mkdir -p $T
 
-perf() { LD_LIBRARY_PATH=$P/lib PAGER=cat "$P/usr/bin/perf" --no-pager "$@"; }
+perf() { PAGER="cat" "$P/perf" --no-pager "$@"; }
 
 run_case()
 {
