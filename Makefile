@@ -86,7 +86,7 @@ demo:
 	scripts/demo
 
 bench:
-	scripts/bench
+	scripts/bench -j 2
 
 lint:
 	scripts/lint

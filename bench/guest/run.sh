@@ -14,7 +14,7 @@
 #                     rests on about as many samples
 #   PIN (1)           run the single-threaded workloads and their sampler on
 #                     CPU 0 (below)
-#   LOSS_FREQS ("10000 20000"), LOSS_SECS (2): mt for LOSS_SECS guest seconds
+#   LOSS_FREQS ("10000 20000"), LOSS_SECS (1): mt for LOSS_SECS guest seconds
 #   DEPTHS ("1 16 64 200"), DEPTH_FREQ (4000)
 #   AGREE_PERIOD (c2000000: -c 2000000 for the fixed-period agreement run)
 #
@@ -44,7 +44,7 @@ WORKLOADS=${WORKLOADS:-"demo deep16 mt"}
 NSAMP=${NSAMP:-1000}
 PIN=${PIN:-1}
 LOSS_FREQS=${LOSS_FREQS:-"10000 20000"}
-LOSS_SECS=${LOSS_SECS:-2}
+LOSS_SECS=${LOSS_SECS:-1}
 DEPTHS=${DEPTHS:-"1 16 64 200"}
 DEPTH_FREQ=${DEPTH_FREQ:-4000}
 AGREE_PERIOD=${AGREE_PERIOD:-c2000000}
@@ -232,27 +232,28 @@ file_perf()
 	echo "@end"
 }
 
-# Per-sample cost: for every workload, rate and repetition, the workload
-# alone and under both tools, with and without callchains, in turn.
+# Per-sample cost: for every workload and rate, REPS times in turn the
+# workload alone and under both tools, with and without callchains (every
+# figure's repetitions close together; a cut-short run still has whole cells).
 phase_cost()
 {
-	r=1
-	while [ $r -le "$REPS" ]; do
-		for w in $WORKLOADS; do
-			pin=$(pin_of $w)
-			for f in $FREQS; do
-				SIZE=$(size_of $w $f)
-				# shellcheck disable=SC2046
-				set -- $(wl_cmd $w $SIZE)
+	for w in $WORKLOADS; do
+		pin=$(pin_of "$w")
+		for f in $FREQS; do
+			SIZE=$(size_of "$w" "$f")
+			# shellcheck disable=SC2046
+			set -- $(wl_cmd "$w" "$SIZE")
+			r=1
+			while [ $r -le "$REPS" ]; do
 				# shellcheck disable=SC2086
-				run_alone cost $w $r $pin "$@"
-				run_cyc cost $w $f $r "-g" $pin -- "$@"
-				run_perf cost $w $f $r "-g" $pin -- "$@"
-				run_cyc cost $w $f $r "--no-call-graph" $pin -- "$@"
-				run_perf cost $w $f $r "" $pin -- "$@"
+				run_alone cost "$w" $r $pin "$@"
+				run_cyc cost "$w" "$f" $r "-g" $pin -- "$@"
+				run_perf cost "$w" "$f" $r "-g" $pin -- "$@"
+				run_cyc cost "$w" "$f" $r "--no-call-graph" $pin -- "$@"
+				run_perf cost "$w" "$f" $r "" $pin -- "$@"
+				r=$((r + 1))
 			done
 		done
-		r=$((r + 1))
 	done
 }
 
@@ -273,7 +274,7 @@ phase_loss()
 # enables its counters), and mt.
 phase_agree()
 {
-	SIZE=100
+	SIZE=60
 	pin=$(pin_of demo)
 	for f in 4000 "$AGREE_PERIOD"; do
 		tag=demo
@@ -285,7 +286,7 @@ phase_agree()
 		run_perf agree demo "$f" 1 "-g" $pin -- ./benchwork run ./demo $SIZE
 		file_perf "$tag-perf"
 	done
-	SIZE=4000
+	SIZE=3000
 	run_cyc agree mt 4000 1 "-g" -- ./benchwork mt 2 $SIZE
 	file_cyc "mt-cycsample"
 	run_perf agree mt 4000 1 "-g" -- ./benchwork mt 2 $SIZE
