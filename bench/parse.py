@@ -451,6 +451,53 @@ def md_kernel(k, g, d):
     return "\n".join(o) + "\n"
 
 
+def rst_table(header, rows):
+    """A simple-table of RST: header is a list of column titles."""
+    cols = list(zip(*([header] + rows)))
+    w = [max(len(str(x)) for x in c) for c in cols]
+    line = " ".join("=" * n for n in w)
+    fmt_row = lambda r: " ".join(str(x).ljust(n) for x, n in zip(r, w)).rstrip()
+    return "\n".join([line, fmt_row(header), line] + [fmt_row(r) for r in rows] + [line])
+
+
+def rst_kernel(k, g, d):
+    """The tables Documentation/performance.rst quotes, in its own markup."""
+    o = [k, "-" * len(k), ""]
+    o.append("Per-sample cost, us of guest time: median [min, max] of %s repetitions." %
+             g["info"].get("reps"))
+    o.append("")
+    rows = []
+    for c in d["cost"]:
+        t = c["tools"]
+        ps = lambda n: sp(t.get(n, {}).get("per_sample_us"))
+        rows.append([c["wl"], c["freq"], ps("cycsample"), ps("perf"), fmt(c.get("ratio_cg")),
+                     ps("cycsample-nocg"), ps("perf-nocg"), fmt(c.get("ratio_nocg"))])
+    o.append(rst_table(["workload", "Hz", "cycsample -g", "perf -g", "ratio",
+                        "cycsample", "perf", "ratio"], rows))
+    o.append("")
+    rows = []
+    for c in d["cost"]:
+        if not c["pinned"]:
+            continue
+        t = c["tools"]
+        m = lambda n, key, f="%.2f": fmt(med_of(t.get(n, {}).get(key)), f)
+        rows.append([c["wl"], c["freq"], m("cycsample", "path_us"), m("perf", "path_us"),
+                     fmt(c.get("path_ratio_cg")), m("cycsample", "reader_run_us"),
+                     m("perf", "reader_run_us"), m("cycsample", "handler_us"),
+                     m("cycsample-nocg", "path_us"), m("perf-nocg", "path_us"),
+                     fmt(c.get("path_ratio_nocg")), m("cycsample-nocg", "handler_us")])
+    if rows:
+        o.append("Split (pinned workloads, medians, us per sample): path = the workload's own "
+                 "CPU time, reader = the reader's share of the run, handler = the module's "
+                 "statistics.")
+        o.append("")
+        o.append(rst_table(["workload", "Hz", "path c -g", "path p -g", "ratio", "reader c",
+                            "reader p", "handler", "path c", "path p", "ratio", "handler"],
+                           rows))
+        o.append("")
+    return "\n".join(o) + "\n"
+
+
 def md_repeat(rows):
     o = ["## Repeatability: per-sample medians against the previous run\n"]
     if not rows:
@@ -569,6 +616,9 @@ def main():
         f.write("\n".join(tsv) + "\n")
     with open(os.path.join(out, "results.md"), "w") as f:
         f.write("\n".join(md))
+    with open(os.path.join(out, "results.rst"), "w") as f:
+        f.write("\n".join(rst_kernel(k, {"info": v["info"]}, v["derived"])
+                          for k, v in res["kernels"].items()))
 
 
 if __name__ == "__main__":

@@ -30,6 +30,11 @@
 # pinned.  Every run starts with kernel.perf_event_max_sample_rate back at
 # 100000; the limit the kernel left after the run is reported as rate_after.
 #
+# Address-space randomization is off (kernel.randomize_va_space=0): where
+# the loader puts the libraries and the stack changes how many instructions
+# page faults and the dynamic loader take, which moved the same workload's
+# time by 0.6 ms from run to run on 6.12.
+#
 # mt runs with kernel.perf_cpu_time_max_percent=0 (no throttle): the vCPUs
 # take turns on one host thread, and a turn of the other vCPU that falls
 # inside an overflow handler counts as handler time (tens of microseconds),
@@ -51,6 +56,8 @@ AGREE_PERIOD=${AGREE_PERIOD:-c2000000}
 RATE=/proc/sys/kernel/perf_event_max_sample_rate
 PCT=/proc/sys/kernel/perf_cpu_time_max_percent
 PCT_DEFAULT=$(cat $PCT)
+ASLR=/proc/sys/kernel/randomize_va_space
+ASLR_DEFAULT=$(cat $ASLR)
 T=/tmp/bench
 mkdir -p $T $PERF_DIR
 tar -xf perf.tar -C $PERF_DIR || exit 1
@@ -118,7 +125,8 @@ limits_for()
 	echo 100000 >$RATE
 	case $1 in
 	mt) echo 0 >$PCT ;;
-	*) echo "$PCT_DEFAULT" >$PCT ;;
+	*) echo "$PCT_DEFAULT" >$PCT
+echo "$ASLR_DEFAULT" >$ASLR ;;
 	esac
 }
 
@@ -309,11 +317,13 @@ echo "@info kernel=$(uname -r) cpus=$(grep -c ^processor /proc/cpuinfo) \
 perf=$(perf_cmd version 2>&1 | tr ' ' _) cycread=$(cycread -V 2>&1 | head -n 1 | tr ' ' _) \
 mlock_kb=$(cat /proc/sys/kernel/perf_event_mlock_kb) \
 cpu_time_max_percent=$(cat /proc/sys/kernel/perf_cpu_time_max_percent) \
-reps=$REPS nsamp=$NSAMP pin=$PIN"
+reps=$REPS nsamp=$NSAMP pin=$PIN aslr=0"
 [ $# -gt 0 ] || set -- cost loss agree depth
+echo 0 >$ASLR
 for ph in "$@"; do
 	echo "@phase $ph $(cut -d' ' -f1 /proc/uptime)"
 	"phase_$ph"
 done
 echo "$PCT_DEFAULT" >$PCT
+echo "$ASLR_DEFAULT" >$ASLR
 echo "@done $(cut -d' ' -f1 /proc/uptime)"
