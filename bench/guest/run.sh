@@ -127,12 +127,12 @@ pin_of()
 limits_for()
 {
 	sleep 1
+	# the kernel refuses a new rate while perf_cpu_time_max_percent is 0
+	# (throttling off): the default percentage first, then the rate
+	echo "$PCT_DEFAULT" >$PCT
 	echo 100000 >$RATE
-	case $1 in
-	mt) echo 0 >$PCT ;;
-	*) echo "$PCT_DEFAULT" >$PCT
-echo "$ASLR_DEFAULT" >$ASLR ;;
-	esac
+	[ "$1" = mt ] && echo 0 >$PCT
+	return 0
 }
 
 # emit PHASE TOOL WORKLOAD FREQ REP KEY=VALUE...
@@ -231,7 +231,8 @@ top_rows()
 file_cyc()
 {
 	echo "@file $1"
-	cycread report -i $T/c.cyc -s dso,sym 2>&1 | top_rows
+	# --no-inline: perf's sym column names the ELF symbol, never an inline
+	cycread report -i $T/c.cyc -s dso,sym --no-inline 2>&1 | top_rows
 	echo "@end"
 }
 
