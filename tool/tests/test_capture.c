@@ -117,6 +117,8 @@ static void test_stripped_copy(const char *cap0, const char *root, u64 in_static
 	is_str(res_str(&s.r, res_fi(&s.r, res_user(&s.r, SY_PID, 10, in_static + 1))->func),
 	       "lib_static", "the stored name stays (the copy would give [libfx.so])");
 	ok(s.ms.real_found == 1 && !s.ms.real_taken, "found, not taken");
+	ok(strstr(log, "libfx.so: 1 symbols: stored in the capture") != NULL,
+	   "-v: the library's symbols come from the capture");
 	ok(strstr(log, "not used, the capture's symbols stay: it names 0 of the 1 symbols") != NULL,
 	   "-v: the copy names 0 of the 1 stored symbols");
 	if (!strstr(log, "names 0 of the 1"))

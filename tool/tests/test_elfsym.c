@@ -192,9 +192,16 @@ static void test_stripped(void)
 	ok(!fx_sh("mkdir -p dbg/.build-id/%.2s && mv fx_strip.debug dbg/.build-id/%.2s/%s.debug",
 		  id, id, id + 2),
 	   "move the debug file under .build-id/");
+	verbose = 1;
+	fx_stderr_begin();
 	fx_load(&f, out, dbg);
 	expect_sym(&f, "local_func", "local_func", "build-id debug file");
 	fx_free(&f);
+	log = fx_stderr_back();
+	verbose = 0;
+	ok(strstr(log, "symbols: debug file ") && strstr(log, ".debug (found by build-id)"),
+	   "-v: 'symbols: debug file .../.build-id/xx/....debug (found by build-id)'");
+	free(log);
 
 	/* a debug file of another build: build-ids differ, it must be refused */
 	ok(!fx_sh("rm -rf dbg && objcopy --only-keep-debug fx_swap fx_strip.debug"),
@@ -286,7 +293,7 @@ static void test_verbose_sources(void)
  */
 static void test_minidebuginfo(void)
 {
-	char *out, *bin = fx_path("fx_mini"), *theirs, *list = fx_path("mini.addrs");
+	char *out, *bin = fx_path("fx_mini"), *theirs, *list = fx_path("mini.addrs"), *log;
 	struct sbuf ours = { 0 }, addrs = { 0 };
 	u32 i, n = 0, differ = 0;
 	struct map *m;
@@ -310,10 +317,17 @@ static void test_minidebuginfo(void)
 		  "objcopy --add-section .gnu_debugdata=mini.xz fx_mini"),
 	   "MiniDebugInfo binary made with objcopy and xz");
 	out = run_fixture("fx_mini");
+	verbose = 1;
+	fx_stderr_begin();
 	fx_load(&f, out, NULL);
 	m = maps_find(&f.ms, FX_PID, 0, fx_addr(out, "local_func"));
 	ok(m && m->dso && !m->dso->has_symtab, "no .symtab in the binary");
 	expect_sym(&f, "local_func", "local_func", "MiniDebugInfo");
+	log = fx_stderr_back();
+	verbose = 0;
+	ok(strstr(log, "fx_mini: ") && strstr(log, "symbols: MiniDebugInfo (.gnu_debugdata) of "),
+	   "-v: 'symbols: MiniDebugInfo (.gnu_debugdata) of .../fx_mini'");
+	free(log);
 	ok(m && m->dso && m->dso->symsrc == SYMSRC_MINIDEBUG, "symbols from .gnu_debugdata");
 	for (i = 0; m && m->dso && i < m->dso->nr_syms; i++) {
 		const struct dso_sym *s = &m->dso->syms[i];
