@@ -124,6 +124,9 @@ expect 1 "kallsyms-none: No such file" "--kallsyms that does not exist" -- \
 	"$tool" report -i "$cap" --kallsyms "$tmp/kallsyms-none"
 expect 1 "/dev/zero: not a regular file" "--kallsyms /dev/zero" -- \
 	"$tool" report -i "$cap" --kallsyms /dev/zero
+expect 1 "$tmp: Is a directory" "--kallsyms a directory" -- \
+	"$tool" report -i "$cap" --kallsyms "$tmp"
+expect 1 "not a directory" "--symfs a file" -- "$tool" report -i "$cap" --symfs "$cap"
 printf '0000000000000000 T _text\n0000000000000000 T el0_svc\n' >"$tmp/kzero"
 expect 1 "every address is 0" "--kallsyms with zeroed addresses" -- \
 	"$tool" report -i "$cap" --kallsyms "$tmp/kzero"

@@ -286,6 +286,45 @@ static void test_verbose_sources(void)
 }
 
 /*
+ * Without build-ids only .gnu_debuglink's CRC32 tells the right debug file:
+ * the file it was made from is taken, the same file with one byte more is
+ * refused, and -v says so.
+ */
+static void test_debuglink_crc(void)
+{
+	char *out, *log;
+	struct fx f;
+
+	ok(!fx_sh("gcc -O1 -g -fno-inline -fPIE -pie %s/fixtures/fx_main.c -L. -lfx "
+		  "-Wl,-rpath,$PWD -Wl,--no-warn-rwx-segments -Wl,--build-id=none -o fx_nobid && "
+		  "objcopy --only-keep-debug fx_nobid fx_nobid.debug && strip --strip-all fx_nobid && "
+		  "objcopy --add-gnu-debuglink=fx_nobid.debug fx_nobid",
+		  TEST_SRCDIR),
+	   "a stripped binary without build-id, with a .gnu_debuglink");
+	out = run_fixture("fx_nobid");
+	fx_load(&f, out, NULL);
+	expect_sym(&f, "local_func", "local_func", "debuglink by CRC32");
+	fx_free(&f);
+
+	ok(!fx_sh("printf x >> fx_nobid.debug"), "one byte appended to the debug file");
+	verbose = 1;
+	fx_stderr_begin();
+	fx_load(&f, out, NULL);
+	ok(!(lookup(&f, fx_addr(out, "local_func"))->flags & FI_RESOLVED) ||
+		   strcmp(res_str(&f.r, lookup(&f, fx_addr(out, "local_func"))->func),
+			  "local_func"),
+	   "debug file with another CRC32 refused: local_func unnamed");
+	fx_free(&f);
+	log = fx_stderr_back();
+	verbose = 0;
+	ok(strstr(log, "fx_nobid.debug (.gnu_debuglink) not used: its CRC32 is not the one "
+		       ".gnu_debuglink gives") != NULL,
+	   "-v: the debug file named, with its CRC32 as the reason");
+	free(log);
+	free(out);
+}
+
+/*
  * MiniDebugInfo, made the way distributions make it: the function symbols
  * .dynsym lacks, in an xz-compressed ELF file in .gnu_debugdata of a fully
  * stripped binary.  Every address of every function gets the function name
@@ -1110,6 +1149,7 @@ int main(void)
 	test_multi_segment();
 	test_stripped();
 	test_verbose_sources();
+	test_debuglink_crc();
 	test_minidebuginfo();
 	test_debuginfod();
 	test_eh_frame_groups();
