@@ -3,9 +3,7 @@
  * cycsample - arm64 registers and user callchains.
  *
  * AArch64 code keeps a chain of 16-byte frame records {x29, x30} linked
- * through x29.  AArch32 (APCS) code keeps 12-byte records {fp, sp, lr}
- * just below its frame pointer r11.  Thumb code uses r7 instead, so compat
- * chains of Thumb programs stop early; perf has the same limitation.
+ * through x29.  AArch32 (compat) tasks are walked by callchain-aarch32.c.
  */
 #include <linux/uaccess.h>
 #include <linux/ptrace.h>
@@ -18,12 +16,6 @@ const u8 cycs_arch = CYCSAMPLE_ARCH_ARM64;
 struct cycs_frame64 {
 	u64 fp;
 	u64 lr;
-};
-
-struct cycs_frame32 {
-	u32 fp;
-	u32 sp;
-	u32 lr;
 };
 
 /*
@@ -56,7 +48,8 @@ void cycs_arch_sample_regs(struct cycsample_sample *smp, struct pt_regs *regs)
 	smp->pc = regs->pc;
 	if (cycs_arch_compat(regs)) {
 		smp->sp = (u32)regs->compat_sp;
-		smp->fp = (u32)regs->compat_fp;
+		/* the frame pointer of the code's state: r7 in Thumb, r11 in ARM */
+		smp->fp = (u32)(compat_thumb_mode(regs) ? regs->regs[7] : regs->compat_fp);
 		smp->lr = (u32)regs->compat_lr;
 		return;
 	}
@@ -97,30 +90,6 @@ static unsigned int cycs_chain64(struct pt_regs *uregs, u64 *out, unsigned int n
 	return n;
 }
 
-static unsigned int cycs_chain32(struct pt_regs *uregs, u64 *out, unsigned int n, unsigned int max,
-				 u32 *flags)
-{
-	u32 fp = uregs->compat_fp;
-	struct cycs_frame32 f;
-
-	while (fp >= sizeof(f) && !(fp & 3)) {
-		if (n >= max) {
-			*flags |= CYCSAMPLE_SAMPLE_UCHAIN_TRUNC;
-			break;
-		}
-		if (copy_from_user_nofault(&f, (const void __user *)(unsigned long)(fp - sizeof(f)),
-					   sizeof(f)))
-			break;
-		if (!f.lr)
-			break;
-		out[n++] = f.lr;
-		if (f.fp <= fp)
-			break;
-		fp = f.fp;
-	}
-	return n;
-}
-
 /**
  * cycs_arch_user_chain - user pc and return addresses, innermost first
  * @uregs: user-mode registers
@@ -134,15 +103,17 @@ unsigned int cycs_arch_user_chain(struct pt_regs *uregs, u64 *out, unsigned int 
 		return 0;
 	out[0] = uregs->pc;
 	if (cycs_arch_compat(uregs))
-		return cycs_chain32(uregs, out, 1, max, flags);
+		return cycs_a32_user_chain(uregs, out, 1, max, flags);
 	return cycs_chain64(uregs, out, 1, max, flags);
 }
 
-/* x0..x30, sp, pc, pstate */
+/* x0..x30, sp, pc, pstate; for a compat task r0..r12, sp, lr, pc, cpsr */
 unsigned int cycs_arch_user_regs(struct pt_regs *uregs, u64 *out)
 {
 	unsigned int i;
 
+	if (cycs_arch_compat(uregs))
+		return cycs_a32_user_regs(uregs, out);
 	for (i = 0; i < 31; i++)
 		out[i] = uregs->regs[i];
 	out[31] = uregs->sp;

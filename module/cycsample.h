@@ -9,6 +9,7 @@
  * ring.c      ring memory, the mapping, the producer side, wakeups
  * sampler.c   the overflow handler and the records it writes
  * callchain*.c kernel and user callchains, register capture per architecture
+ *             (callchain-aarch32.c: 32-bit tasks on arm64)
  */
 #ifndef CYCS_INTERNAL_H
 #define CYCS_INTERNAL_H
@@ -227,5 +228,10 @@ bool cycs_arch_irqs_masked(struct pt_regs *regs);
 bool cycs_arch_compat(struct pt_regs *uregs);
 unsigned int cycs_arch_user_chain(struct pt_regs *uregs, u64 *out, unsigned int max, u32 *flags);
 unsigned int cycs_arch_user_regs(struct pt_regs *uregs, u64 *out);
+
+/* callchain-aarch32.c: AArch32 tasks on arm64 */
+unsigned int cycs_a32_user_chain(struct pt_regs *uregs, u64 *out, unsigned int n, unsigned int max,
+				 u32 *flags);
+unsigned int cycs_a32_user_regs(struct pt_regs *uregs, u64 *out);
 
 #endif /* CYCS_INTERNAL_H */

@@ -292,7 +292,9 @@ struct cycsample_record_header {
  * struct cycsample_sample - one sample
  *
  * @pc, @sp, @fp, @lr: the interrupted context (arm64: pc, sp, x29, x30;
- * x86_64: ip, sp, bp, 0).  When the sample is in kernel mode and the reader
+ * AArch32 tasks, CYCSAMPLE_SAMPLE_COMPAT: pc, r13, the frame pointer of the
+ * code's instruction set (r7 for Thumb, r11 for ARM), r14; x86_64: ip, sp,
+ * bp, 0).  When the sample is in kernel mode and the reader
  * may not see kernel addresses, they are zero and REGS_HIDDEN is set.
  * @lr is recorded so that a reader can supply the caller of a leaf function
  * that had not yet stored its frame record.
@@ -300,8 +302,10 @@ struct cycsample_record_header {
  * After the fixed part come @nr_kernel kernel frames (innermost first,
  * starting at the interrupted pc), then @nr_user user frames (innermost first,
  * starting at the user pc, return addresses stripped of pointer
- * authentication codes), then @nr_regs user registers (arm64: x0..x30, sp, pc,
- * pstate; x86_64: the order of struct pt_regs), all __u64.
+ * authentication codes; AArch32 ones keep bit 0, set for a return into Thumb
+ * code), then @nr_regs user registers (arm64: x0..x30, sp, pc, pstate;
+ * AArch32 tasks: r0..r12, sp, lr, pc, cpsr; x86_64: the order of struct
+ * pt_regs), all __u64.
  * PIDs are in the initial PID namespace.
  */
 struct cycsample_sample {
