@@ -40,6 +40,24 @@ u64 a64_strip_pac(u64 addr)
 	return addr & ((1ULL << 48) - 1);
 }
 
+u64 leaf_user_lr(const struct rec_sample *v)
+{
+	const struct cycsample_sample *s = v->s;
+	bool a32 = s->flags & CYCSAMPLE_SAMPLE_COMPAT;
+	u32 idx = a32 ? 14 : 30; /* r14 or x30 in the dump */
+	u64 lr;
+
+	if (s->arch != CYCSAMPLE_ARCH_ARM64)
+		return 0;
+	if (s->flags & CYCSAMPLE_SAMPLE_USER)
+		lr = s->lr;
+	else if (s->nr_regs > idx)
+		lr = v->regs[idx];
+	else
+		return 0;
+	return a32 ? lr : a64_strip_pac(lr);
+}
+
 enum leaf_verdict leaf_decide(const struct leaf_input *in)
 {
 	if (!in->lr_fn)

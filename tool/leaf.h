@@ -24,6 +24,7 @@
 #ifndef CYCREAD_LEAF_H
 #define CYCREAD_LEAF_H
 
+#include "records.h"
 #include "util.h"
 
 #define LEAF_SCAN_INSNS 16
@@ -53,6 +54,13 @@ bool a64_is_ret(u32 insn);
 /* Byte offset of the frame-setup instruction in @n little-endian words, or FS_OFF_NONE. */
 s32 a64_frame_setup_offset(const u8 *code, u32 n);
 u64 a64_strip_pac(u64 addr);
+/*
+ * The user LR of an arm64 sample: the interrupted x30 (AArch32: r14), or
+ * for a kernel-mode sample the one in its register dump; 0 when unknown.
+ * AArch64 values are stripped of pointer-authentication bits; AArch32 ones
+ * keep bit 0, set for a return into Thumb code.
+ */
+u64 leaf_user_lr(const struct rec_sample *v);
 enum leaf_verdict leaf_decide(const struct leaf_input *in);
 const char *leaf_verdict_str(enum leaf_verdict v);
 

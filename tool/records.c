@@ -83,6 +83,34 @@ void rec_sample_view(const void *rec, struct rec_sample *v)
 	v->regs = v->uframes + s->nr_user;
 }
 
+static const char *const a64_regs[] = {
+	"x0",  "x1",  "x2",  "x3",  "x4",  "x5",  "x6",	 "x7",	"x8",  "x9",	 "x10", "x11",
+	"x12", "x13", "x14", "x15", "x16", "x17", "x18", "x19", "x20", "x21",	 "x22", "x23",
+	"x24", "x25", "x26", "x27", "x28", "x29", "x30", "sp",	"pc",  "pstate",
+};
+
+static const char *const a32_regs[] = {
+	"r0", "r1",  "r2",  "r3",  "r4", "r5", "r6", "r7",   "r8",
+	"r9", "r10", "r11", "r12", "sp", "lr", "pc", "cpsr",
+};
+
+/* struct pt_regs of x86_64 */
+static const char *const x86_regs[] = {
+	"r15", "r14", "r13", "r12", "bp",      "bx", "r11", "r10",   "r9", "r8", "ax",
+	"cx",  "dx",  "si",  "di",  "orig_ax", "ip", "cs",  "flags", "sp", "ss",
+};
+
+const char *rec_reg_name(const struct cycsample_sample *s, u32 i)
+{
+	if (s->arch == CYCSAMPLE_ARCH_ARM64 && (s->flags & CYCSAMPLE_SAMPLE_COMPAT))
+		return i < ARRAY_SIZE(a32_regs) ? a32_regs[i] : NULL;
+	if (s->arch == CYCSAMPLE_ARCH_ARM64)
+		return i < ARRAY_SIZE(a64_regs) ? a64_regs[i] : NULL;
+	if (s->arch == CYCSAMPLE_ARCH_X86_64)
+		return i < ARRAY_SIZE(x86_regs) ? x86_regs[i] : NULL;
+	return NULL;
+}
+
 void meta_free(struct prof_meta *m)
 {
 	free(m->tool_version);

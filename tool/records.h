@@ -38,6 +38,14 @@ struct rec_sample {
 /* Only for records rec_check() accepted as CYCSAMPLE_REC_SAMPLE. */
 void rec_sample_view(const void *rec, struct rec_sample *v);
 
+/*
+ * Name of register @i of a sample's register dump, whose layout depends on
+ * the architecture and, on arm64, on whether the task is AArch32 (COMPAT
+ * flag: r0..r12, sp, lr, pc, cpsr) or AArch64 (x0..x30, sp, pc, pstate);
+ * NULL past the end of the layout.
+ */
+const char *rec_reg_name(const struct cycsample_sample *s, u32 i);
+
 /* Kernel callchain context markers (PERF_CONTEXT_*) are never frames. */
 static inline bool rec_frame_is_marker(u64 addr)
 {

@@ -15,7 +15,9 @@
  * them as samples.  --raw-details adds what perf script does not print by
  * default: the mode, registers and flags after the event, the source line
  * (when known) after each frame, and the leaf-caller repair's mark after an
- * inserted frame.
+ * inserted frame.  The registers are pc, sp, fp and lr, then the dump of
+ * --regs as "regs NAME:0xVALUE ...", named for the task's layout (AArch64,
+ * AArch32 or x86_64).
  */
 #include <string.h>
 
@@ -24,6 +26,22 @@
 static void time_str(u64 ns, char *buf, size_t len)
 {
 	snprintf(buf, len, "%llu.%09llu", ns / 1000000000ULL, ns % 1000000000ULL);
+}
+
+/* The register dump of --regs, named for its layout: " regs r0:0x1 ... cpsr:0x10". */
+static void raw_regs(const struct cycsample_sample *s, FILE *out)
+{
+	const u64 *regs = s->frames + s->nr_kernel + s->nr_user;
+	const char *name;
+	u32 i;
+
+	if (!s->nr_regs)
+		return;
+	fputs(" regs", out);
+	for (i = 0; i < s->nr_regs; i++) {
+		name = rec_reg_name(s, i);
+		fprintf(out, " %s:0x%llx", name ? name : "?", regs[i]);
+	}
 }
 
 static void raw_details(const struct cycsample_sample *s, FILE *out)
@@ -40,6 +58,7 @@ static void raw_details(const struct cycsample_sample *s, FILE *out)
 		fputs(" irqs-off", out);
 	if (s->flags & (CYCSAMPLE_SAMPLE_KCHAIN_TRUNC | CYCSAMPLE_SAMPLE_UCHAIN_TRUNC))
 		fputs(" chain-truncated", out);
+	raw_regs(s, out);
 }
 
 static void raw_sample(const struct report *rep, const struct rsample *rs, bool details, FILE *out,

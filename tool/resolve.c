@@ -527,15 +527,8 @@ static void leaf_repair(struct resolver *r, struct stack *st, const struct rec_s
 	u64 lr;
 	u32 lr_idx, first_ret;
 
-	if (s->arch != CYCSAMPLE_ARCH_ARM64 || (s->flags & CYCSAMPLE_SAMPLE_COMPAT))
-		return;
-	if (s->flags & CYCSAMPLE_SAMPLE_USER)
-		lr = s->lr;
-	else if (s->nr_regs > 30)
-		lr = v->regs[30]; /* user x30 from the register dump */
-	else
-		return;
-	lr = a64_strip_pac(lr);
+	/* AArch32 too: its code is never decoded (EM_ARM), rule B applies */
+	lr = leaf_user_lr(v);
 	if (!lr)
 		return;
 	/* the first real return address in the chain */

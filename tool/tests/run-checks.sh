@@ -33,7 +33,8 @@ unit()
 {
 	dir=$1
 	label=$2
-	for t in test_records test_interval test_elfsym test_srcline test_leaf test_capture test_pprof; do
+	for t in test_records test_interval test_elfsym test_srcline test_leaf test_capture test_pprof \
+		test_aarch32; do
 		log=$dir/$t.log
 		"$dir/$t" >"$log" 2>&1
 		rc=$?

@@ -264,8 +264,40 @@ out:
 	free(so);
 }
 
+/* LR comes from x30, or r14 for AArch32, and from the dump in kernel mode. */
+static void test_user_lr(void)
+{
+	u64 buf[(sizeof(struct cycsample_sample) + 40 * 8) / 8] = { 0 };
+	struct cycsample_sample *s = (void *)buf;
+	struct rec_sample v;
+
+	s->arch = CYCSAMPLE_ARCH_ARM64;
+	s->flags = CYCSAMPLE_SAMPLE_USER;
+	s->lr = 0x002a00aaaabbbbccULL;
+	rec_sample_view(s, &v);
+	is_u64(leaf_user_lr(&v), 0xaaaabbbbccULL, "AArch64 user sample: lr without PAC bits");
+	s->flags = CYCSAMPLE_SAMPLE_USER | CYCSAMPLE_SAMPLE_COMPAT;
+	s->lr = 0x10465;
+	is_u64(leaf_user_lr(&v), 0x10465, "AArch32 user sample: lr as is, Thumb bit kept");
+	s->flags = CYCSAMPLE_SAMPLE_KERNEL | CYCSAMPLE_SAMPLE_COMPAT;
+	s->nr_regs = 17;
+	rec_sample_view(s, &v);
+	s->frames[14] = 0x10571;
+	s->frames[30] = 0xdead;
+	is_u64(leaf_user_lr(&v), 0x10571, "AArch32 kernel sample: r14 of the dump");
+	s->flags = CYCSAMPLE_SAMPLE_KERNEL;
+	s->nr_regs = 34;
+	is_u64(leaf_user_lr(&v), 0xdead, "AArch64 kernel sample: x30 of the dump");
+	s->nr_regs = 0;
+	is_u64(leaf_user_lr(&v), 0, "kernel sample without a dump: unknown");
+	s->arch = CYCSAMPLE_ARCH_X86_64;
+	s->flags = CYCSAMPLE_SAMPLE_USER;
+	is_u64(leaf_user_lr(&v), 0, "x86_64: no link register");
+}
+
 int main(void)
 {
+	test_user_lr();
 	test_decode();
 	test_rules();
 	test_real_code();

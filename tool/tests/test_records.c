@@ -331,8 +331,30 @@ static void test_lost_saturates(void)
 	prof_free(&p);
 }
 
+/* The dump of an AArch32 task is r0..r12, sp, lr, pc, cpsr, not x0..pstate. */
+static void test_reg_names(void)
+{
+	struct cycsample_sample s = { .arch = CYCSAMPLE_ARCH_ARM64 };
+
+	is_str(rec_reg_name(&s, 29), "x29", "AArch64 dump: 29 is x29");
+	is_str(rec_reg_name(&s, 33), "pstate", "AArch64 dump: 33 is pstate");
+	ok(!rec_reg_name(&s, 34), "AArch64 dump: 34 registers");
+	s.flags = CYCSAMPLE_SAMPLE_COMPAT;
+	is_str(rec_reg_name(&s, 11), "r11", "AArch32 dump: 11 is r11");
+	is_str(rec_reg_name(&s, 13), "sp", "AArch32 dump: 13 is sp");
+	is_str(rec_reg_name(&s, 14), "lr", "AArch32 dump: 14 is lr");
+	is_str(rec_reg_name(&s, 15), "pc", "AArch32 dump: 15 is pc");
+	is_str(rec_reg_name(&s, 16), "cpsr", "AArch32 dump: 16 is cpsr");
+	ok(!rec_reg_name(&s, 17), "AArch32 dump: 17 registers");
+	s.arch = CYCSAMPLE_ARCH_X86_64;
+	s.flags = 0;
+	is_str(rec_reg_name(&s, 16), "ip", "x86_64 dump: 16 is ip");
+	ok(!rec_reg_name(&s, 21), "x86_64 dump: 21 registers");
+}
+
 int main(void)
 {
+	test_reg_names();
 	test_check();
 	test_lost_saturates();
 	test_wrap();
