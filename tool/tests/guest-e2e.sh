@@ -8,8 +8,10 @@
 # --user-only, --no-call-graph, -c, Ctrl-C, CMD exit status and exec
 # failure, EXEC, children, a deleted binary, a JIT perf map, capture files,
 # and demo/perfsample (perf_event_open alone) against cycread on the demo;
-# trees, filters, time slices; then go tool pprof reads the guest's --pprof
-# file as the guest's cycread reported it (tests/check-pprof.py).
+# trees, filters, time slices; on arm64 a 32-bit armhf program (demo/a32demo):
+# ARM and Thumb chains and the AArch32 register dump; then go tool pprof reads
+# the guest's --pprof file as the guest's cycread reported it
+# (tests/check-pprof.py).
 # Default kernel: arm64-6.1.  Exit status: the guest's, or 1 when a host
 # check failed.
 

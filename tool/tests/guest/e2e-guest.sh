@@ -312,6 +312,74 @@ if [ -x $D/perfsample ]; then
 	echo "$oldrate" >$rate
 fi
 
+# An AArch32 task (arm64 guests): demo/a32demo is a 32-bit armhf program
+# whose chains cross between ARM code (APCS and AAPCS frame records) and
+# Thumb code (r7 frames), one of them into a Thumb shared library.  The
+# module walks each record by the state of its code; cycread reads the
+# 32-bit ELF files and puts back the callers of the leaves from lr.
+#
+# Debian's armhf libraries are linked for 4 KiB pages (LOAD segments aligned
+# to 0x1000), which a kernel with larger pages cannot map: there the
+# dynamically linked program dies at start, said explicitly below, and the
+# same program linked statically for 64 KiB pages (a32demo-static, with
+# lib32_checksum in the executable) is profiled instead.
+if [ "$arch" = arm64 ]; then
+	[ -x $D/a32demo ]
+	check $? "demo/a32demo (32-bit armhf) staged for the arm64 guest"
+else
+	echo "# AArch32 task: skipped, $arch has no 32-bit ARM mode"
+fi
+if [ -x $D/a32demo ]; then
+	kpage=$(awk '/^KernelPageSize:/ { print $2; exit }' /proc/self/smaps)
+	a32=$D/a32demo
+	if [ "${kpage:-4}" -gt 4 ]; then
+		$D/a32demo 1 >/dev/null 2>&1
+		[ $? -ge 128 ]
+		check $? "AArch32 with ${kpage} KiB pages: the 4 KiB-aligned armhf libraries cannot be mapped"
+		a32=$D/a32demo-static
+	fi
+	$C -o $T/a32.cyc --regs -- $a32 2000 >$T/a32.txt 2>&1
+	check $? "cycread --regs -- ${a32##*/} (32-bit armhf): exit 0"
+	sed 's/^/# /' $T/a32.txt | sed -n '7,12p'
+	$C report -i $T/a32.cyc --folded --weight samples >$T/a32.folded
+	for ch in main:arm_outer:thumb_mid:thumb_leaf main:arm_outer:thumb_mid:lib32_checksum \
+		  main:thumb_outer:arm_mid:arm_leaf; do
+		chain=$(echo "$ch" | tr : ';')
+		leaf=${ch##*:}
+		all=$(leaf_count $T/a32.folded "$leaf")
+		good=$(chain_count $T/a32.folded "$chain")
+		[ "$all" -ge 20 ] && [ $((good * 10)) -ge $((all * 9)) ]
+		check $? "AArch32 chain $chain in $good of $all samples (>= 90 %)"
+	done
+	$C report -i $T/a32.cyc --folded --weight samples --no-leaf-repair \
+		>$T/a32-noleaf.folded
+	all=$(leaf_count $T/a32-noleaf.folded thumb_leaf)
+	good=$(chain_count $T/a32-noleaf.folded "thumb_mid;thumb_leaf")
+	[ "$all" -gt 0 ] && [ "$good" -eq 0 ]
+	check $? "AArch32 without leaf repair thumb_mid is missing ($good of $all): lr supplies it"
+	# The register dump is the AArch32 one, and the T bit of its cpsr says
+	# which instruction set the sampled function is in.
+	$C report -i $T/a32.cyc --raw --raw-details >$T/a32.raw
+	awk '
+		/^[^\t]/ { hdr = $0; first = 1; next }
+		first && /\t/ {
+			first = 0
+			if (hdr !~ / regs r0:0x[0-9a-f]+ .* r12:0x[0-9a-f]+ sp:0x[0-9a-f]+ lr:0x[0-9a-f]+ pc:0x[0-9a-f]+ cpsr:0x[0-9a-f]+$/)
+				next
+			if (hdr ~ / x29:/) { bad++; next }
+			# T is bit 5 (0x20): bit 1 of the second hex digit from the right
+			cpsr = hdr; sub(/.* cpsr:0x/, "", cpsr)
+			d = index("0123456789abcdef", substr(cpsr, length(cpsr) - 1, 1)) - 1
+			tbit = length(cpsr) >= 2 && d % 4 >= 2
+			if ($0 ~ / thumb_leaf\+/) { thumb++; if (!tbit) bad++ }
+			if ($0 ~ / arm_leaf\+/) { arm++; if (tbit) bad++ }
+		}
+		END { printf "%d %d %d\n", thumb, arm, bad }' $T/a32.raw >$T/a32.regs
+	read -r thumb arm bad <$T/a32.regs
+	[ "${thumb:-0}" -gt 0 ] && [ "${arm:-0}" -gt 0 ] && [ "${bad:-1}" -eq 0 ]
+	check $? "AArch32 --regs: r0..r12 sp lr pc cpsr, T bit set in $thumb thumb_leaf samples, clear in $arm arm_leaf ones (${bad:-?} wrong)"
+fi
+
 echo "1..$n"
 echo "# $((n - failed)) passed, $failed failed"
 [ "$failed" -eq 0 ]
