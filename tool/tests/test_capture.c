@@ -138,7 +138,7 @@ static void test_stripped_copy(const char *cap0, const char *root, u64 in_static
 static void test_symfs(void)
 {
 	char *root = fx_path("root"), *cap = fx_path("lib.cyc"), *lib = fx_path("libfx.so");
-	char *maps;
+	char *maps, *log;
 	u64 unhit = 0, hit = 0;
 	struct report rep;
 	struct sess s;
@@ -188,10 +188,17 @@ static void test_symfs(void)
 	sess_free(&s);
 
 	sess_init(&s);
+	verbose = 1;
+	fx_stderr_begin();
 	ok(!capture_read(cap, &s.p, &s.ms, &s.r, root, (char[256]){ 0 }, 256), "read with --symfs");
+	log = fx_stderr_back();
+	verbose = 0;
 	is_str(res_str(&s.r, res_fi(&s.r, res_user(&s.r, SY_PID, 10, unhit + 1))->func),
 	       "lib_static", "with --symfs the real file names every symbol");
 	ok(s.ms.real_found == 1 && s.ms.real_taken == 1, "one file found and taken");
+	ok(strstr(log, "libfx.so: replaces the capture's symbols of ") != NULL,
+	   "-v: the symfs file named as the new source");
+	free(log);
 	sess_free(&s);
 	test_stripped_copy(cap, root, unhit);
 out:
