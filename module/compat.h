@@ -12,6 +12,7 @@
 #include <linux/version.h>
 #include <linux/mm.h>
 #include <linux/fs.h>
+#include <linux/fs_struct.h>
 #include <linux/sched.h>
 #include <linux/sched/coredump.h>
 #include <linux/sched/task.h>
@@ -79,6 +80,22 @@ static inline bool cycs_task_dumpable(struct task_struct *task)
 	return ok;
 }
 #endif
+
+/*
+ * Open a file from a kernel thread by an absolute path, resolved from the
+ * root of pid 1.  Up to 6.x kernel threads share init_fs, whose root pid 1
+ * moves when it switches to the real root; from 7.x they sit in an empty
+ * nullfs and borrow pid 1's state with scoped_with_init_fs(), a macro.
+ */
+static inline struct file *cycs_kthread_filp_open(const char *path, int flags)
+{
+#ifdef scoped_with_init_fs
+	scoped_with_init_fs()
+		return filp_open(path, flags, 0);
+#else
+	return filp_open(path, flags, 0);
+#endif
+}
 
 /*
  * notify_change() gained a struct user_namespace * first argument in 5.12

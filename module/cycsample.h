@@ -4,7 +4,10 @@
  *
  * main.c      module init/exit, parameters, the misc device, the cpuhp state
  * device.c    file operations and ABI validation
- * session.c   session lifetime, configure/start/stop, targets, permissions
+ * session.c   session lifetime, configure/start/stop, targets
+ * policy.c    what perf_event_open() would refuse: paranoid level, targets,
+ *             frequency, kernel addresses
+ * sysctl.c    the perf and kallsyms sysctls the kernel does not export
  * counters.c  perf kernel counters (per task or per CPU) and the fallback
  * ring.c      ring memory, the mapping, the producer side, wakeups
  * sampler.c   the overflow handler and the records it writes
@@ -52,6 +55,22 @@ extern struct cycs_scratch __percpu *cycs_scratch;
 
 /* device.c */
 extern const struct file_operations cycs_fops;
+
+/* ---- sysctl.c ---------------------------------------------------------- */
+
+enum cycs_sysctl {
+	CYCS_SYSCTL_PARANOID, /* kernel.perf_event_paranoid */
+	CYCS_SYSCTL_SAMPLE_RATE, /* kernel.perf_event_max_sample_rate */
+	CYCS_SYSCTL_MLOCK_KB, /* kernel.perf_event_mlock_kb */
+	CYCS_SYSCTL_KPTR_RESTRICT, /* kernel.kptr_restrict */
+	CYCS_NR_SYSCTLS,
+};
+
+struct cycs_sysctls {
+	int val[CYCS_NR_SYSCTLS];
+};
+
+void cycs_sysctls_read(unsigned long mask, struct cycs_sysctls *out);
 
 /* ---- ring.c ------------------------------------------------------------ */
 
@@ -200,6 +219,10 @@ int cycs_session_start(struct cycs_session *s);
 int cycs_session_stop(struct cycs_session *s);
 void cycs_session_info(struct cycs_session *s, struct cycsample_info *info);
 __poll_t cycs_session_poll(struct cycs_session *s);
+
+/* ---- policy.c ---------------------------------------------------------- */
+
+int cycs_policy_configure(struct cycs_session *s, struct cycsample_config *cfg);
 
 /* ---- counters.c -------------------------------------------------------- */
 

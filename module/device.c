@@ -52,6 +52,7 @@ static int cycs_release(struct inode *inode, struct file *file)
 static int cycs_check_config(struct cycsample_config *cfg)
 {
 	unsigned int i;
+	u64 ring_bytes;
 
 	if (cfg->flags & ~CYCSAMPLE_CFG_ALL_FLAGS)
 		return -EINVAL;
@@ -93,7 +94,12 @@ static int cycs_check_config(struct cycsample_config *cfg)
 	if (!is_power_of_2(cfg->ring_pages) || cfg->ring_pages < CYCSAMPLE_MIN_RING_PAGES ||
 	    ((u64)cfg->ring_pages << PAGE_SHIFT) > CYCSAMPLE_MAX_RING_BYTES)
 		return -EINVAL;
-	if ((u64)cfg->wakeup_bytes > ((u64)cfg->ring_pages << PAGE_SHIFT))
+	/*
+	 * A watermark above the ring less one record could never be reached:
+	 * the ring stops taking records before that, so no wakeup would come.
+	 */
+	ring_bytes = (u64)cfg->ring_pages << PAGE_SHIFT;
+	if ((u64)cfg->wakeup_bytes + CYCSAMPLE_MAX_RECORD_SIZE > ring_bytes)
 		return -EINVAL;
 	return 0;
 }
@@ -139,20 +145,28 @@ static long cycs_ioctl_info(struct cycs_session *s, void __user *uarg)
 	return 0;
 }
 
+/*
+ * A command is known by its type, number and direction.  Its size field is
+ * not part of it: CONFIGURE and INFO take the size from the structure they
+ * point to, so a reader built with a larger or smaller structure reaches
+ * them too, and gets -E2BIG only for fields this module does not know.
+ */
+#define CYCS_IOC_KEY(cmd) ((cmd) & ~(_IOC_SIZEMASK << _IOC_SIZESHIFT))
+
 /* ioctl: configure, start, stop, query */
 static long cycs_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct cycs_session *s = file->private_data;
 	void __user *uarg = (void __user *)arg;
 
-	switch (cmd) {
-	case CYCSAMPLE_IOC_CONFIGURE:
+	switch (CYCS_IOC_KEY(cmd)) {
+	case CYCS_IOC_KEY(CYCSAMPLE_IOC_CONFIGURE):
 		return cycs_ioctl_configure(s, uarg);
-	case CYCSAMPLE_IOC_START:
+	case CYCS_IOC_KEY(CYCSAMPLE_IOC_START):
 		return cycs_session_start(s);
-	case CYCSAMPLE_IOC_STOP:
+	case CYCS_IOC_KEY(CYCSAMPLE_IOC_STOP):
 		return cycs_session_stop(s);
-	case CYCSAMPLE_IOC_INFO:
+	case CYCS_IOC_KEY(CYCSAMPLE_IOC_INFO):
 		return cycs_ioctl_info(s, uarg);
 	default:
 		return -ENOTTY;

@@ -26,7 +26,6 @@
 #include <linux/sched/task.h>
 #include <linux/poll.h>
 #include <linux/percpu.h>
-#include <linux/math64.h>
 
 #include "cycsample.h"
 #include "compat.h"
@@ -210,29 +209,6 @@ out_put_pid:
 	return ERR_PTR(err);
 }
 
-/* What an unprivileged session may ask for. */
-static int cycs_check_unprivileged(struct cycsample_config *cfg)
-{
-	unsigned long min_period = READ_ONCE(cycs_unpriv_min_period);
-
-	if (cfg->target_type == CYCSAMPLE_TARGET_CPUS)
-		return -EACCES;
-	if (cfg->flags & CYCSAMPLE_CFG_KERNEL_CHAIN)
-		return -EACCES;
-	cfg->flags |= CYCSAMPLE_CFG_USER_ONLY;
-
-	if (!min_period)
-		return 0;
-	if (cfg->flags & CYCSAMPLE_CFG_FREQ) {
-		/* the rate min_period cycles give at fallback_mhz */
-		u64 hz =
-			div64_u64((u64)max(READ_ONCE(cycs_fallback_mhz), 1U) * 1000000, min_period);
-
-		return cfg->sample_period > hz ? -EINVAL : 0;
-	}
-	return cfg->sample_period < min_period ? -EINVAL : 0;
-}
-
 /* ---- ioctls ------------------------------------------------------------ */
 
 /**
@@ -246,11 +222,9 @@ int cycs_session_configure(struct cycs_session *s, struct cycsample_config *cfg)
 	struct pid *pid = NULL;
 	int cpu, err;
 
-	if (!s->privileged) {
-		err = cycs_check_unprivileged(cfg);
-		if (err)
-			return err;
-	}
+	err = cycs_policy_configure(s, cfg);
+	if (err)
+		return err;
 	if ((cfg->flags & (CYCSAMPLE_CFG_KERNEL_CHAIN | CYCSAMPLE_CFG_REGS_USER)) &&
 	    security_locked_down(LOCKDOWN_PERF))
 		return -EPERM;

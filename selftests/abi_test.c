@@ -30,6 +30,7 @@ FIXTURE_TEARDOWN(abi)
 {
 	if (self->fd >= 0)
 		close(self->fd);
+	cs_reset_sample_rate();
 }
 
 #define ABI_BEGIN()                                                             \
@@ -416,15 +417,40 @@ TEST_F(abi, configure_max_stack_above_max_is_einval)
 	EXPECT_EQ(0, cs_configure(self->fd, &self->cfg));
 }
 
-TEST_F(abi, configure_wakeup_above_ring_bytes_is_einval)
+TEST_F(abi, configure_wakeup_above_ring_less_one_record_is_einval)
 {
+	__u32 ring = CYCSAMPLE_MIN_RING_PAGES * self->page;
+
 	ABI_BEGIN();
 	self->cfg.ring_pages = CYCSAMPLE_MIN_RING_PAGES;
-	self->cfg.wakeup_bytes = CYCSAMPLE_MIN_RING_PAGES * self->page + 1;
+	/* the ring stops taking records before such a watermark is reached */
+	self->cfg.wakeup_bytes = ring - CYCSAMPLE_MAX_RECORD_SIZE + 8;
+	EXPECT_EQ(EINVAL, cs_configure(self->fd, &self->cfg));
+	self->cfg.wakeup_bytes = ring;
 	EXPECT_EQ(EINVAL, cs_configure(self->fd, &self->cfg));
 	self->cfg.wakeup_bytes = 0xffffffff;
 	EXPECT_EQ(EINVAL, cs_configure(self->fd, &self->cfg));
-	self->cfg.wakeup_bytes = CYCSAMPLE_MIN_RING_PAGES * self->page;
+	self->cfg.wakeup_bytes = ring - CYCSAMPLE_MAX_RECORD_SIZE;
+	EXPECT_EQ(0, cs_configure(self->fd, &self->cfg));
+}
+
+TEST_F(abi, configure_freq_above_max_sample_rate_is_einval)
+{
+	struct cycsample_info info;
+
+	ABI_BEGIN();
+	ASSERT_EQ(0, cs_write_file(CS_SAMPLE_RATE, "1000"));
+	self->cfg.flags = CYCSAMPLE_CFG_FREQ;
+	self->cfg.sample_period = 1001;
+	EXPECT_EQ(EINVAL, cs_configure(self->fd, &self->cfg))
+	TH_LOG("1001 Hz accepted above kernel.perf_event_max_sample_rate = 1000");
+	self->cfg.sample_period = 1000;
+	ASSERT_EQ(0, cs_configure(self->fd, &self->cfg));
+	ASSERT_EQ(0, cs_info(self->fd, &info));
+	EXPECT_EQ(1000, info.sample_period);
+	/* a period is not a rate: the limit does not apply to it */
+	self->cfg.flags = 0;
+	self->cfg.sample_period = CYCSAMPLE_MIN_PERIOD;
 	EXPECT_EQ(0, cs_configure(self->fd, &self->cfg));
 }
 
@@ -625,6 +651,121 @@ TEST_F(abi, sessions_do_not_share_state)
 }
 
 /* ---------------------------------------------------------------------- */
+/* Older and newer readers: the command encodes their structure size      */
+/* ---------------------------------------------------------------------- */
+
+/* A reader built with a struct cycsample_config that has grown by 16 bytes. */
+struct newer_config {
+	struct cycsample_config known;
+	__u64 unknown[2];
+};
+
+/* A reader built before struct cycsample_info had its cost counters. */
+#define OLDER_INFO_SIZE offsetof(struct cycsample_info, cost_min_ns)
+struct older_info {
+	unsigned char bytes[OLDER_INFO_SIZE];
+};
+
+struct newer_info {
+	struct cycsample_info known;
+	__u64 unknown[4];
+};
+
+#define NEWER_CONFIGURE _IOW(CYCSAMPLE_IOC_MAGIC, 0x01, struct newer_config)
+#define OLDER_INFO _IOWR(CYCSAMPLE_IOC_MAGIC, 0x04, struct older_info)
+#define NEWER_INFO _IOWR(CYCSAMPLE_IOC_MAGIC, 0x04, struct newer_info)
+
+TEST_F(abi, newer_reader_configure_with_zero_new_fields_is_accepted)
+{
+	struct newer_config c = { .known = self->cfg };
+
+	ABI_BEGIN();
+	c.known.size = sizeof(c);
+	EXPECT_EQ(0, cs_ioctl(self->fd, NEWER_CONFIGURE, &c))
+	TH_LOG("command %#lx", (unsigned long)NEWER_CONFIGURE);
+	EXPECT_EQ(CYCSAMPLE_STATE_CONFIGURED, state_of(self->fd));
+}
+
+TEST_F(abi, newer_reader_configure_with_unknown_fields_set_is_e2big)
+{
+	struct newer_config c = { .known = self->cfg };
+	unsigned int i;
+
+	ABI_BEGIN();
+	c.known.size = sizeof(c);
+	for (i = 0; i < 2; i++) {
+		c.unknown[0] = c.unknown[1] = 0;
+		c.unknown[i] = 1;
+		EXPECT_EQ(E2BIG, cs_ioctl(self->fd, NEWER_CONFIGURE, &c)) TH_LOG("unknown[%u]", i);
+	}
+	EXPECT_EQ(CYCSAMPLE_STATE_OPEN, state_of(self->fd));
+}
+
+TEST_F(abi, configure_size_comes_from_the_struct_not_the_command)
+{
+	struct newer_config c = { .known = self->cfg };
+
+	ABI_BEGIN();
+	/* today's command, a larger struct: the size field decides */
+	c.known.size = sizeof(c);
+	c.unknown[1] = 1;
+	EXPECT_EQ(E2BIG, cs_configure(self->fd, &c.known));
+	c.unknown[1] = 0;
+	EXPECT_EQ(0, cs_configure(self->fd, &c.known));
+	/* a larger command, today's struct */
+	c.known.size = sizeof(c.known);
+	c.unknown[0] = 1; /* beyond the size given: never read */
+	EXPECT_EQ(0, cs_ioctl(self->fd, NEWER_CONFIGURE, &c));
+}
+
+TEST_F(abi, older_reader_info_gets_only_its_bytes)
+{
+	unsigned char buf[sizeof(struct cycsample_info)];
+	struct cycsample_info *info = (void *)buf;
+	size_t i;
+
+	ABI_BEGIN();
+	ASSERT_EQ(0, cs_configure(self->fd, &self->cfg));
+	memset(buf, 0xa5, sizeof(buf));
+	info->size = OLDER_INFO_SIZE;
+	ASSERT_EQ(0, cs_ioctl(self->fd, OLDER_INFO, info))
+	TH_LOG("command %#lx", (unsigned long)OLDER_INFO);
+	EXPECT_EQ(sizeof(struct cycsample_info), info->size);
+	EXPECT_EQ(CYCSAMPLE_STATE_CONFIGURED, info->state);
+	EXPECT_EQ(getpid(), info->target);
+	for (i = OLDER_INFO_SIZE; i < sizeof(buf); i++) {
+		ASSERT_EQ(0xa5, buf[i]) TH_LOG("byte %zu written", i);
+	}
+}
+
+TEST_F(abi, newer_reader_info_gets_the_unknown_tail_zeroed)
+{
+	struct newer_info n;
+	unsigned int i;
+
+	ABI_BEGIN();
+	memset(&n, 0xa5, sizeof(n));
+	n.known.size = sizeof(n);
+	ASSERT_EQ(0, cs_ioctl(self->fd, NEWER_INFO, &n))
+	TH_LOG("command %#lx", (unsigned long)NEWER_INFO);
+	EXPECT_EQ(sizeof(struct cycsample_info), n.known.size);
+	EXPECT_EQ(CYCSAMPLE_ABI_VERSION, n.known.abi_version);
+	for (i = 0; i < 4; i++) {
+		EXPECT_EQ(0, n.unknown[i]) TH_LOG("unknown[%u]", i);
+	}
+}
+
+TEST_F(abi, start_and_stop_ignore_the_size_field)
+{
+	ABI_BEGIN();
+	ASSERT_EQ(0, cs_configure(self->fd, &self->cfg));
+	EXPECT_EQ(0, cs_ioctl(self->fd, _IOC(_IOC_NONE, CYCSAMPLE_IOC_MAGIC, 0x02, 8), NULL));
+	EXPECT_EQ(CYCSAMPLE_STATE_RUNNING, state_of(self->fd));
+	EXPECT_EQ(0, cs_ioctl(self->fd, _IOC(_IOC_NONE, CYCSAMPLE_IOC_MAGIC, 0x03, 8), NULL));
+	EXPECT_EQ(CYCSAMPLE_STATE_STOPPED, state_of(self->fd));
+}
+
+/* ---------------------------------------------------------------------- */
 /* Unknown ioctls                                                         */
 /* ---------------------------------------------------------------------- */
 
@@ -635,8 +776,9 @@ TEST_F(abi, unknown_ioctl_is_enotty)
 		_IO(CYCSAMPLE_IOC_MAGIC, 0x05),
 		_IOWR(CYCSAMPLE_IOC_MAGIC, 0x7f, struct cycsample_info),
 		_IO('x', 0x02), /* START's nr, other magic */
-		_IOW(CYCSAMPLE_IOC_MAGIC, 0x01, __u64), /* CONFIGURE's nr, other size */
+		_IOR(CYCSAMPLE_IOC_MAGIC, 0x01, struct cycsample_config), /* CONFIGURE, other dir */
 		_IOR(CYCSAMPLE_IOC_MAGIC, 0x04, struct cycsample_info), /* INFO, other dir */
+		_IOW(CYCSAMPLE_IOC_MAGIC, 0x02, __u64), /* START, other dir */
 	};
 	unsigned char arg[sizeof(struct cycsample_info)] = { 0 };
 	size_t i;

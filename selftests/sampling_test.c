@@ -950,4 +950,46 @@ TEST_F(sampling, poll_reports_pollin_at_the_watermark)
 	cs_session_close(&s);
 }
 
+/*
+ * Every watermark CONFIGURE accepts is reached: a reader that polls without
+ * a timeout is woken.  The largest ones are tried; a module that accepted
+ * one the ring cannot reach would leave poll() asleep until the harness
+ * kills the test.
+ */
+TEST_F_TIMEOUT(sampling, poll_without_timeout_wakes_at_every_accepted_watermark, 60)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	__u32 ring = CYCSAMPLE_MIN_RING_PAGES * page;
+	const __u32 marks[] = { ring, ring - CYCSAMPLE_MAX_RECORD_SIZE + 8,
+				ring - CYCSAMPLE_MAX_RECORD_SIZE };
+	unsigned int i, accepted = 0;
+	struct cs_session s;
+	struct pollfd p;
+	int err;
+
+	SAMPLING_BEGIN();
+	self->child = cs_spawn_spinner();
+	ASSERT_LT(0, self->child);
+	for (i = 0; i < sizeof(marks) / sizeof(marks[0]); i++) {
+		cs_config_init(&self->cfg, CYCSAMPLE_TARGET_PID, self->child);
+		self->cfg.ring_pages = CYCSAMPLE_MIN_RING_PAGES;
+		self->cfg.flags = CYCSAMPLE_CFG_USER_CHAIN | CYCSAMPLE_CFG_REGS_USER;
+		self->cfg.wakeup_bytes = marks[i];
+		err = cs_session_open(&s, &self->cfg, NULL);
+		if (err) {
+			EXPECT_EQ(EINVAL, err) TH_LOG("wakeup_bytes %u", marks[i]);
+			continue;
+		}
+		accepted++;
+		ASSERT_EQ(0, cs_start(s.fd));
+		p = (struct pollfd){ .fd = s.fd, .events = POLLIN };
+		TH_LOG("wakeup_bytes %u of %u: poll without timeout", marks[i], ring);
+		EXPECT_EQ(1, poll(&p, 1, -1));
+		EXPECT_TRUE(p.revents & POLLIN);
+		EXPECT_EQ(0, cs_stop(s.fd));
+		cs_session_close(&s);
+	}
+	EXPECT_LT(0, accepted) TH_LOG("no watermark accepted");
+}
+
 TEST_HARNESS_MAIN

@@ -20,8 +20,12 @@
  * Compatibility rules: structs only grow at their end; the kernel reads them
  * with copy_struct_from_user(), so an old reader keeps working and a new
  * reader on an old module gets -E2BIG only if it sets a field the module does
- * not know.  Record types and flags only get added.  An incompatible change
- * bumps CYCSAMPLE_ABI_VERSION, which the control page also carries.
+ * not know.  The module recognises a command by its type, number and
+ * direction, not by the size _IOW()/_IOWR() encode in it: the size that
+ * counts is the struct's size field, so a command built with a larger or
+ * smaller struct reaches the same ioctl.  Record types and flags only get
+ * added.  An incompatible change bumps CYCSAMPLE_ABI_VERSION, which the
+ * control page also carries.
  */
 #ifndef _UAPI_LINUX_CYCSAMPLE_H
 #define _UAPI_LINUX_CYCSAMPLE_H
@@ -97,14 +101,16 @@ enum cycsample_event {
  * @target:	PID or TID in the caller's PID namespace; 0 for CPU targets
  * @event:	CYCSAMPLE_EVENT_CYCLES or CYCSAMPLE_EVENT_CLOCK
  * @max_stack:	frames per callchain, 0 means CYCSAMPLE_DEFAULT_STACK
- * @sample_period: cycles between samples (or Hz with CYCSAMPLE_CFG_FREQ);
- *		for the software clock a cycle period is converted to
- *		nanoseconds at the module's fallback_mhz
+ * @sample_period: cycles between samples (or Hz with CYCSAMPLE_CFG_FREQ, at
+ *		most kernel.perf_event_max_sample_rate); for the software
+ *		clock a cycle period is converted to nanoseconds at the
+ *		module's fallback_mhz
  * @ring_pages:	data pages per CPU ring, a power of two of at least
  *		CYCSAMPLE_MIN_RING_PAGES and at most CYCSAMPLE_MAX_RING_BYTES
  *		in all; 0 means CYCSAMPLE_DEFAULT_RING_BYTES worth of pages
  * @wakeup_bytes: wake the reader once this many bytes are unread in a ring;
- *		0 means a quarter of the ring
+ *		0 means a quarter of the ring; at most the ring's bytes less
+ *		CYCSAMPLE_MAX_RECORD_SIZE (a fuller ring may refuse records)
  * @reserved:	must be zero
  */
 struct cycsample_config {
