@@ -4,7 +4,9 @@
  *
  * Each shim tests for the feature first and falls back to a version check
  * only where no macro tells the two apart.  Each says which kernel changed.
- * No other file may test LINUX_VERSION_CODE.
+ * No other file may test LINUX_VERSION_CODE.  The CYCS_HAVE_* macros come
+ * from module/Kbuild, which looks for exports in Module.symvers and for
+ * declarations in the kernel's headers.
  */
 #ifndef CYCS_COMPAT_H
 #define CYCS_COMPAT_H
@@ -16,6 +18,8 @@
 #include <linux/sched.h>
 #include <linux/sched/coredump.h>
 #include <linux/sched/task.h>
+#include <linux/capability.h>
+#include <linux/perf_event.h>
 
 /*
  * vma->vm_flags became read-only in 6.3; from then on the flags are changed
@@ -123,6 +127,69 @@ static inline int cycs_notify_change(struct dentry *dentry, struct iattr *ia)
 #define CYCS_VM_OP_MAY_SPLIT may_split
 #else
 #define CYCS_VM_OP_MAY_SPLIT split
+#endif
+
+/*
+ * Debian's kernels (like Android's) carry a patch that adds
+ * kernel.perf_event_paranoid = 3, their default: perf_event_open() then
+ * refuses everyone without CAP_SYS_ADMIN.  The patch declares
+ * perf_paranoid_any(), which reads an unexported variable; upstream kernels
+ * have no such level and treat 3 as 2.
+ */
+static inline bool cycs_paranoid_any(int paranoid)
+{
+#ifdef CYCS_HAVE_PARANOID_ANY
+	return paranoid > 2;
+#else
+	return false;
+#endif
+}
+
+/*
+ * perf_allow_kernel() and perf_allow_cpu(): the paranoid level and the LSM
+ * hook perf_event_open() applies to kernel sampling and to CPU-wide events.
+ * Up to 6.1 they are static inlines over unexported symbols; 6.12 exports
+ * perf_allow_kernel(attr); 7.x exports both and drops the attr (the LSM
+ * hook no longer takes it).  Where a helper is not exported only its
+ * paranoid test is made here, with the same thresholds: the LSM hook
+ * (security_perf_event_open()) is not reachable then.  Both run with the
+ * caller's credentials (capable()), so callers override them with the
+ * opener's.
+ */
+static inline int cycs_perf_allow_kernel(int paranoid)
+{
+#if defined(CYCS_HAVE_PERF_ALLOW_KERNEL) && defined(CYCS_PERF_ALLOW_VOID)
+	return perf_allow_kernel();
+#elif defined(CYCS_HAVE_PERF_ALLOW_KERNEL)
+	struct perf_event_attr attr = { .size = sizeof(attr), .type = PERF_TYPE_HARDWARE };
+
+	return perf_allow_kernel(&attr);
+#else
+	return paranoid > 1 && !perfmon_capable() ? -EACCES : 0;
+#endif
+}
+
+static inline int cycs_perf_allow_cpu(int paranoid)
+{
+#if defined(CYCS_HAVE_PERF_ALLOW_CPU) && defined(CYCS_PERF_ALLOW_VOID)
+	return perf_allow_cpu();
+#else
+	return paranoid > 0 && !perfmon_capable() ? -EACCES : 0;
+#endif
+}
+
+/*
+ * The system workqueues got names that say what they are, per-CPU or not
+ * (system_percpu_wq, system_dfl_wq), and the old system_wq and
+ * system_unbound_wq became deprecated: 7.x warns when they are used.  The
+ * new ones are in 6.12.95 too (a backport), so the header is tested.
+ */
+#ifdef CYCS_HAVE_SYSTEM_DFL_WQ
+#define CYCS_PERCPU_WQ system_percpu_wq
+#define CYCS_UNBOUND_WQ system_dfl_wq
+#else
+#define CYCS_PERCPU_WQ system_wq
+#define CYCS_UNBOUND_WQ system_unbound_wq
 #endif
 
 #endif /* CYCS_COMPAT_H */

@@ -154,7 +154,9 @@ struct cycs_task_event {
  * @state:	enum cycsample_state; written under @lock, read locklessly
  * @active:	the handler may write records (cleared before counters go)
  * @privileged:	the opener was perfmon_capable()
- * @kaddr_ok:	kernel addresses may be written for this reader
+ * @cred:	the opener's credentials, by which every check is made
+ * @kaddr_ok:	kernel addresses may be written for this reader (decided at
+ *		CONFIGURE by the rule of /proc/kallsyms)
  * @cfg:	the accepted configuration, defaults filled in
  * @target_pid:	PID/TID target, found at CONFIGURE
  * @target_task: the target (thread group leader or thread) while running
@@ -183,6 +185,7 @@ struct cycs_session {
 	u32 state;
 	bool active;
 	bool privileged;
+	const struct cred *cred;
 	bool kaddr_ok;
 	struct cycsample_config cfg;
 
@@ -222,7 +225,10 @@ __poll_t cycs_session_poll(struct cycs_session *s);
 
 /* ---- policy.c ---------------------------------------------------------- */
 
-int cycs_policy_configure(struct cycs_session *s, struct cycsample_config *cfg);
+int cycs_policy_open(bool *privileged);
+int cycs_policy_configure(struct cycs_session *s, struct cycsample_config *cfg, bool *kaddr_ok);
+int cycs_may_profile(struct cycs_session *s, struct task_struct *task);
+int cycs_may_profile_group(struct cycs_session *s, struct task_struct *leader);
 
 /* ---- counters.c -------------------------------------------------------- */
 

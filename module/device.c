@@ -22,11 +22,13 @@ static atomic_t cycs_nr_sessions = ATOMIC_INIT(0);
 /* open: a new session; the capability gate and the session limit */
 static int cycs_open(struct inode *inode, struct file *file)
 {
-	bool privileged = perfmon_capable();
 	struct cycs_session *s;
+	bool privileged;
+	int err;
 
-	if (!privileged && !READ_ONCE(cycs_unprivileged))
-		return -EACCES;
+	err = cycs_policy_open(&privileged);
+	if (err)
+		return err;
 	if (atomic_inc_return(&cycs_nr_sessions) > READ_ONCE(cycs_max_sessions)) {
 		atomic_dec(&cycs_nr_sessions);
 		return -EBUSY;

@@ -40,17 +40,6 @@ static void cycs_wake_irq_work(struct irq_work *work)
 	wake_up_interruptible_all(&s->wq);
 }
 
-/*
- * May this opener see kernel addresses?  The /proc/kallsyms policy with the
- * opener's credentials: CAP_SYSLOG, or the perf capabilities.
- */
-static bool cycs_opener_sees_kernel(struct file *file)
-{
-	return file_ns_capable(file, &init_user_ns, CAP_SYSLOG) ||
-	       file_ns_capable(file, &init_user_ns, CAP_PERFMON) ||
-	       file_ns_capable(file, &init_user_ns, CAP_SYS_ADMIN);
-}
-
 static void cycs_exit_work(struct work_struct *work);
 
 /**
@@ -75,7 +64,7 @@ struct cycs_session *cycs_session_create(struct file *file, bool privileged)
 	mutex_init(&s->lock);
 	s->state = CYCSAMPLE_STATE_OPEN;
 	s->privileged = privileged;
-	s->kaddr_ok = cycs_opener_sees_kernel(file) && !security_locked_down(LOCKDOWN_PERF);
+	s->cred = get_cred(file->f_cred);
 	INIT_LIST_HEAD(&s->task_events);
 	INIT_HLIST_NODE(&s->cpuhp_node);
 	init_irq_work(&s->wake_work, cycs_wake_irq_work);
@@ -130,6 +119,7 @@ void cycs_session_destroy(struct cycs_session *s)
 	cycs_rings_put(s->rings);
 	kfree(s->cpu_events);
 	free_percpu(s->stats);
+	put_cred(s->cred);
 	kfree(s);
 }
 
@@ -140,39 +130,6 @@ static enum pid_type cycs_pid_type(u32 target_type)
 	return target_type == CYCSAMPLE_TARGET_PID ? PIDTYPE_TGID : PIDTYPE_PID;
 }
 
-/* The caller's credentials match the target's, every one of them. */
-static bool cycs_same_owner(struct task_struct *task)
-{
-	const struct cred *me = current_cred();
-	const struct cred *tc;
-	bool ok;
-
-	rcu_read_lock();
-	tc = __task_cred(task);
-	ok = uid_eq(me->uid, tc->uid) && uid_eq(me->euid, tc->euid) && uid_eq(me->suid, tc->suid) &&
-	     gid_eq(me->gid, tc->gid) && gid_eq(me->egid, tc->egid) && gid_eq(me->sgid, tc->sgid);
-	rcu_read_unlock();
-	return ok;
-}
-
-/*
- * The narrow unprivileged mode: only one's own, ordinary processes.  This
- * is perf's ptrace-style check reduced to what a module can evaluate
- * (ptrace_may_access() and the LSM hooks are not exported).
- */
-static int cycs_may_profile(struct task_struct *task)
-{
-	if (task->flags & PF_KTHREAD)
-		return -EACCES;
-	if (task_active_pid_ns(task) != task_active_pid_ns(current))
-		return -EACCES;
-	if (!cycs_same_owner(task))
-		return -EACCES;
-	if (!cycs_task_dumpable(task))
-		return -EACCES;
-	return 0;
-}
-
 /* The target thread (TID) or the whole thread group (PID) has exited. */
 static bool cycs_target_gone(struct cycs_session *s, struct task_struct *task)
 {
@@ -180,6 +137,15 @@ static bool cycs_target_gone(struct cycs_session *s, struct task_struct *task)
 		return (READ_ONCE(task->flags) & PF_EXITING) || READ_ONCE(task->exit_state);
 	/* signal_struct lives as long as our task reference */
 	return atomic_read(&task->signal->live) == 0;
+}
+
+/* The thread of a TID target, or every thread of a PID target. */
+static int cycs_may_profile_target(struct cycs_session *s, u32 target_type,
+				   struct task_struct *task)
+{
+	if (target_type == CYCSAMPLE_TARGET_TID)
+		return cycs_may_profile(s, task);
+	return cycs_may_profile_group(s, task);
 }
 
 /* Resolve and check the target at CONFIGURE; returns a pid reference. */
@@ -199,8 +165,7 @@ static struct pid *cycs_find_target(struct cycs_session *s, const struct cycsamp
 		err = -ESRCH;
 		goto out_put_pid;
 	}
-	if (!s->privileged)
-		err = cycs_may_profile(task);
+	err = cycs_may_profile_target(s, cfg->target_type, task);
 	put_task_struct(task);
 	if (!err)
 		return pid;
@@ -220,14 +185,12 @@ int cycs_session_configure(struct cycs_session *s, struct cycsample_config *cfg)
 {
 	struct cycs_rings *rings;
 	struct pid *pid = NULL;
+	bool kaddr_ok;
 	int cpu, err;
 
-	err = cycs_policy_configure(s, cfg);
+	err = cycs_policy_configure(s, cfg, &kaddr_ok);
 	if (err)
 		return err;
-	if ((cfg->flags & (CYCSAMPLE_CFG_KERNEL_CHAIN | CYCSAMPLE_CFG_REGS_USER)) &&
-	    security_locked_down(LOCKDOWN_PERF))
-		return -EPERM;
 
 	mutex_lock(&s->lock);
 	if (s->state == CYCSAMPLE_STATE_RUNNING || (s->rings && cycs_rings_mapped(s->rings))) {
@@ -253,8 +216,7 @@ int cycs_session_configure(struct cycs_session *s, struct cycsample_config *cfg)
 	s->target_pid = pid;
 	s->cfg = *cfg;
 	s->cfg.size = sizeof(s->cfg);
-	if (security_locked_down(LOCKDOWN_PERF))
-		s->kaddr_ok = false;
+	s->kaddr_ok = kaddr_ok;
 	for_each_possible_cpu(cpu)
 		memset(per_cpu_ptr(s->stats, cpu), 0, sizeof(struct cycs_stats));
 	s->event_kind = 0;
@@ -286,12 +248,10 @@ static int cycs_get_target_task(struct cycs_session *s)
 		err = -ESRCH;
 		goto out_put_task;
 	}
-	/* it may have run a setuid program since CONFIGURE */
-	if (!s->privileged) {
-		err = cycs_may_profile(task);
-		if (err)
-			goto out_put_task;
-	}
+	/* it may have run a setuid program, or gained threads, since CONFIGURE */
+	err = cycs_may_profile_target(s, s->cfg.target_type, task);
+	if (err)
+		goto out_put_task;
 	s->target_task = task;
 	s->target_tgid = task->tgid;
 	s->exec_id = READ_ONCE(task->self_exec_id);
@@ -332,7 +292,7 @@ int cycs_session_start(struct cycs_session *s)
 
 	WRITE_ONCE(s->state, CYCSAMPLE_STATE_RUNNING);
 	if (task_target)
-		mod_delayed_work(system_wq, &s->exit_work, CYCS_EXIT_POLL);
+		mod_delayed_work(CYCS_PERCPU_WQ, &s->exit_work, CYCS_EXIT_POLL);
 	mutex_unlock(&s->lock);
 	return 0;
 
@@ -378,7 +338,7 @@ static void cycs_exit_work(struct work_struct *work)
 	if (s->state != CYCSAMPLE_STATE_RUNNING || !s->target_task)
 		goto out_unlock;
 	if (!cycs_target_gone(s, s->target_task) && !cycs_counters_detached(s)) {
-		queue_delayed_work(system_wq, &s->exit_work, CYCS_EXIT_POLL);
+		queue_delayed_work(CYCS_PERCPU_WQ, &s->exit_work, CYCS_EXIT_POLL);
 		goto out_unlock;
 	}
 	cycs_session_halt(s);

@@ -79,8 +79,8 @@ static void cycs_sysctl_work_fn(struct work_struct *work)
  * @mask: BIT(enum cycs_sysctl) of those wanted
  * @out: their values; one that cannot be read keeps the strictest value
  *
- * Sleeps (process context, no locks held that a worker of system_unbound_wq
- * might need).  The strictest values: paranoid 3 (nothing for users),
+ * Sleeps (process context, no locks held that an unbound system worker might
+ * need).  The strictest values: paranoid 3 (nothing for users),
  * sample rate 1 Hz, mlock 0 kB (everything charged to RLIMIT_MEMLOCK),
  * kptr_restrict 2 (no kernel address for anyone).
  */
@@ -94,7 +94,7 @@ void cycs_sysctls_read(unsigned long mask, struct cycs_sysctls *out)
 	out->val[CYCS_SYSCTL_KPTR_RESTRICT] = 2;
 
 	INIT_WORK_ONSTACK(&sw.work, cycs_sysctl_work_fn);
-	queue_work(system_unbound_wq, &sw.work);
+	queue_work(CYCS_UNBOUND_WQ, &sw.work);
 	flush_work(&sw.work);
 	destroy_work_on_stack(&sw.work);
 }

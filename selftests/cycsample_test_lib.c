@@ -857,12 +857,12 @@ int cs_write_file(const char *path, const char *s)
 	return err;
 }
 
-int cs_param_get(const char *name, long *val)
+static int read_long(const char *dir, const char *name, long *val)
 {
 	char path[128], buf[64];
 	int err;
 
-	snprintf(path, sizeof(path), CS_PARAM_DIR "/%s", name);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	err = cs_read_file(path, buf, sizeof(buf));
 	if (err)
 		return err;
@@ -870,13 +870,33 @@ int cs_param_get(const char *name, long *val)
 	return 0;
 }
 
-int cs_param_set(const char *name, long val)
+static int write_long(const char *dir, const char *name, long val)
 {
 	char path[128], buf[32];
 
-	snprintf(path, sizeof(path), CS_PARAM_DIR "/%s", name);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	snprintf(buf, sizeof(buf), "%ld", val);
 	return cs_write_file(path, buf);
+}
+
+int cs_param_get(const char *name, long *val)
+{
+	return read_long(CS_PARAM_DIR, name, val);
+}
+
+int cs_param_set(const char *name, long val)
+{
+	return write_long(CS_PARAM_DIR, name, val);
+}
+
+int cs_sysctl_get(const char *name, long *val)
+{
+	return read_long("/proc/sys/kernel", name, val);
+}
+
+int cs_sysctl_set(const char *name, long val)
+{
+	return write_long("/proc/sys/kernel", name, val);
 }
 
 void cs_reset_sample_rate(void)

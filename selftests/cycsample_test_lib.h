@@ -261,6 +261,8 @@ int cs_read_file(const char *path, char *buf, size_t len); /* 0 or errno */
 int cs_write_file(const char *path, const char *s); /* 0 or errno */
 int cs_param_get(const char *name, long *val); /* 0 or errno */
 int cs_param_set(const char *name, long val); /* 0 or errno */
+int cs_sysctl_get(const char *name, long *val); /* /proc/sys/kernel/<name>: 0 or errno */
+int cs_sysctl_set(const char *name, long val); /* 0 or errno */
 /* Undo the kernel's throttling of perf_event_max_sample_rate (writes 100000). */
 void cs_reset_sample_rate(void);
 int cs_module_refcnt(void); /* /sys/module/cycsample/refcnt, or -1 */

@@ -31,11 +31,16 @@ static int reload(const char *params)
 
 FIXTURE(params)
 {
-	int unused;
+	long paranoid; /* kernel.perf_event_paranoid to restore, or -1 */
 };
 
 FIXTURE_SETUP(params)
 {
+	/* below Debian's 3, so that unprivileged users may open at all */
+	if (cs_sysctl_get("perf_event_paranoid", &self->paranoid))
+		self->paranoid = -1;
+	else
+		cs_sysctl_set("perf_event_paranoid", 2);
 	CS_REQUIRE_ROOT();
 	if (access(cs_ko_path(), R_OK))
 		SKIP(return, "no module image at %s (set CYCSAMPLE_KO)", cs_ko_path());
@@ -45,6 +50,8 @@ FIXTURE_SETUP(params)
 
 FIXTURE_TEARDOWN(params)
 {
+	if (self->paranoid != -1)
+		cs_sysctl_set("perf_event_paranoid", self->paranoid);
 	if (cs_module_loaded() && !access(cs_ko_path(), R_OK))
 		EXPECT_EQ(0, reload(""));
 }

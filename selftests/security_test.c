@@ -1,22 +1,33 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * What an ordinary user (uid/gid 65534, no capabilities) may and may not do
- * with /dev/cycsample: nothing while the module parameter unprivileged is 0;
- * with unprivileged=1 only its own dumpable processes, user space only, at
- * no less than unpriv_min_period, and never a kernel address in anything it
- * can read.  A setuid exec of the target ends what the user sees of it.
+ * with /dev/cycsample: nothing while the module parameter unprivileged is 0
+ * or kernel.perf_event_paranoid is 3 (Debian's default, where
+ * perf_event_open() refuses such users too); with unprivileged=1 and
+ * paranoid 2 only its own dumpable processes, all of whose threads have its
+ * credentials, no more capabilities than it has and its user namespace,
+ * user space only, at no less than unpriv_min_period, and never a kernel
+ * address in anything it can read.  A setuid exec of the target ends what
+ * the user sees of it.  And whom kernel addresses reach at all: the rule of
+ * /proc/kallsyms (kptr_restrict, CAP_SYSLOG), root included.
  *
  * The device node is made 0666 for the duration of each test so that the
- * module's own checks are what is tested, not the file mode; the node's mode
- * and the parameters are restored afterwards.
+ * module's own checks are what is tested, not the file mode; the node's mode,
+ * the parameters and the sysctls are restored afterwards.
  */
 #include "kselftest_harness.h"
 
 #include <fcntl.h>
+#include <grp.h>
+#include <dirent.h>
+#include <linux/capability.h>
 #include <poll.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 
 #include "cycsample_test_lib.h"
 
@@ -28,6 +39,7 @@ struct result {
 	char step[200]; /* what a setup step failed at, if it did */
 	__u32 config_flags;
 	unsigned long samples, kernel_samples, kaddr_words, regs_dumps, bad_regs_dumps;
+	unsigned long hidden_regs, kernel_frames; /* kernel samples with REGS_HIDDEN, frames */
 	__u64 first_kaddr;
 	char first_kaddr_where[64];
 	int euid_after_exec;
@@ -42,6 +54,7 @@ enum target_kind { OWN, OWN_NOT_DUMPABLE, GIVEN, CPUS };
 struct request {
 	enum target_kind kind;
 	pid_t pid; /* for GIVEN */
+	bool tid; /* GIVEN is a thread: a TID target */
 	__u32 flags;
 	__u64 period;
 	struct result *res;
@@ -50,6 +63,7 @@ struct request {
 FIXTURE(security)
 {
 	long unprivileged, min_period; /* saved parameters, -1 if missing */
+	long paranoid, kptr_restrict; /* saved sysctls, -1 if missing */
 	mode_t node_mode;
 	bool node_saved;
 	struct result *res;
@@ -67,6 +81,10 @@ FIXTURE_SETUP(security)
 		self->unprivileged = -1;
 	if (cs_param_get("unpriv_min_period", &self->min_period))
 		self->min_period = -1;
+	if (cs_sysctl_get("perf_event_paranoid", &self->paranoid))
+		self->paranoid = -1;
+	if (cs_sysctl_get("kptr_restrict", &self->kptr_restrict))
+		self->kptr_restrict = -1;
 	self->node_saved = !stat(CS_NODE, &st);
 	if (self->node_saved) {
 		self->node_mode = st.st_mode & 07777;
@@ -93,6 +111,10 @@ FIXTURE_TEARDOWN(security)
 		cs_param_set("unprivileged", self->unprivileged);
 	if (self->min_period >= 0)
 		cs_param_set("unpriv_min_period", self->min_period);
+	if (self->paranoid != -1)
+		cs_sysctl_set("perf_event_paranoid", self->paranoid);
+	if (self->kptr_restrict >= 0)
+		cs_sysctl_set("kptr_restrict", self->kptr_restrict);
 	if (self->suid_dir[0]) {
 		snprintf(path, sizeof(path), "%s/target", self->suid_dir);
 		unlink(path);
@@ -100,6 +122,7 @@ FIXTURE_TEARDOWN(security)
 	}
 }
 
+/* unprivileged=@unpriv, and perf_event_paranoid 2: users may profile their own */
 #define SEC_BEGIN(unpriv)                                                                \
 	do {                                                                             \
 		CS_REQUIRE_DEVICE();                                                     \
@@ -107,8 +130,10 @@ FIXTURE_TEARDOWN(security)
 		ASSERT_NE(MAP_FAILED, self->res);                                        \
 		ASSERT_LE(0, self->unprivileged) TH_LOG("no unprivileged parameter");    \
 		ASSERT_LE(0, self->min_period) TH_LOG("no unpriv_min_period parameter"); \
+		ASSERT_NE(-1, self->paranoid) TH_LOG("no perf_event_paranoid sysctl");   \
 		ASSERT_TRUE(self->node_saved);                                           \
 		ASSERT_EQ(0, cs_param_set("unprivileged", (unpriv)));                    \
+		ASSERT_EQ(0, cs_sysctl_set("perf_event_paranoid", 2));                   \
 		cs_reset_sample_rate();                                                  \
 	} while (0)
 
@@ -143,6 +168,76 @@ TEST_F(security, open_is_allowed_while_unprivileged_is_1)
 	EXPECT_EQ(0, run_as_nobody(nobody_open, NULL));
 }
 
+/* Debian's level 3: perf_event_open() refuses everyone without CAP_SYS_ADMIN. */
+TEST_F(security, open_is_eacces_at_perf_event_paranoid_3)
+{
+	int fd;
+
+	SEC_BEGIN(1);
+	ASSERT_EQ(0, cs_sysctl_set("perf_event_paranoid", 3));
+	EXPECT_EQ(EACCES, run_as_nobody(nobody_open, NULL)) TH_LOG("opened at paranoid 3");
+	fd = cs_open();
+	EXPECT_LE(0, fd) TH_LOG("root refused at paranoid 3: %s", strerror(-fd));
+	if (fd >= 0)
+		close(fd);
+	ASSERT_EQ(0, cs_sysctl_set("perf_event_paranoid", 2));
+	EXPECT_EQ(0, run_as_nobody(nobody_open, NULL));
+}
+
+struct raise_req {
+	int opened[2], go[2]; /* nobody -> root, root -> nobody */
+};
+
+/* As nobody: open at paranoid 2; once root has raised it to 3, CONFIGURE. */
+static int nobody_configure_after_raise(void *arg)
+{
+	struct raise_req *rq = arg;
+	struct cycsample_config cfg;
+	pid_t child = cs_spawn_spinner();
+	int fd = cs_open(), err;
+	char c;
+
+	if (child < 0 || fd < 0 || write(rq->opened[1], "o", 1) != 1 || read(rq->go[0], &c, 1) != 1)
+		return 200;
+	cs_config_init(&cfg, CYCSAMPLE_TARGET_PID, child);
+	err = cs_configure(fd, &cfg);
+	close(fd);
+	cs_kill(child);
+	return err;
+}
+
+/* A session is judged again at CONFIGURE, not only at open(). */
+TEST_F(security, configure_is_eacces_once_perf_event_paranoid_is_3)
+{
+	struct raise_req rq;
+	pid_t pid;
+	int status;
+	char c;
+
+	SEC_BEGIN(1);
+	ASSERT_EQ(0, pipe(rq.opened));
+	ASSERT_EQ(0, pipe(rq.go));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		if (setgroups(0, NULL) || setresgid(CS_NOBODY, CS_NOBODY, CS_NOBODY) ||
+		    setresuid(CS_NOBODY, CS_NOBODY, CS_NOBODY))
+			_exit(255);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		prctl(PR_SET_DUMPABLE, 1);
+		_exit(nobody_configure_after_raise(&rq));
+	}
+	close(rq.opened[1]);
+	if (read(rq.opened[0], &c, 1) != 1)
+		c = 0;
+	EXPECT_EQ('o', c) TH_LOG("nobody could not open at paranoid 2");
+	EXPECT_EQ(0, cs_sysctl_set("perf_event_paranoid", 3));
+	EXPECT_EQ(1, write(rq.go[1], "g", 1));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(EACCES, WEXITSTATUS(status));
+}
+
 /* ---------------------------------------------------------------------- */
 /* unprivileged=1: what may be configured                                 */
 /* ---------------------------------------------------------------------- */
@@ -165,6 +260,7 @@ static int nobody_configure(void *arg)
 	struct cycsample_info info;
 	pid_t target = -1;
 	int fd, err, ready[2];
+	__u32 type;
 	char c;
 
 	switch (rq->kind) {
@@ -194,8 +290,8 @@ static int nobody_configure(void *arg)
 		snprintf(rq->res->step, sizeof(rq->res->step), "open: %s", strerror(-fd));
 		return 201;
 	}
-	cs_config_init(&cfg, rq->kind == CPUS ? CYCSAMPLE_TARGET_CPUS : CYCSAMPLE_TARGET_PID,
-		       target);
+	type = rq->tid ? CYCSAMPLE_TARGET_TID : CYCSAMPLE_TARGET_PID;
+	cs_config_init(&cfg, rq->kind == CPUS ? CYCSAMPLE_TARGET_CPUS : type, target);
 	cfg.flags = rq->flags;
 	if (rq->period)
 		cfg.sample_period = rq->period;
@@ -259,6 +355,247 @@ TEST_F(security, other_users_process_is_eacces)
 	ASSERT_EQ(0, kill(self->other, 0));
 	CONFIGURE_AS_NOBODY(err, .kind = GIVEN, .pid = self->other);
 	EXPECT_EQ(EACCES, err);
+}
+
+/* ---------------------------------------------------------------------- */
+/* unprivileged=1: the ptrace rules beyond the user IDs                   */
+/* ---------------------------------------------------------------------- */
+
+#define CAP_BIT(c) (1ULL << (c))
+
+/* capset(2) without libcap: effective none, the given permitted and inheritable. */
+static int set_caps(__u64 permitted, __u64 inheritable)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2] = {
+		{ .permitted = (__u32)permitted, .inheritable = (__u32)inheritable },
+		{ .permitted = (__u32)(permitted >> 32),
+		  .inheritable = (__u32)(inheritable >> 32) },
+	};
+
+	return syscall(SYS_capset, &h, d);
+}
+
+/* Become nobody (real, effective, saved IDs) and keep the permitted capabilities. */
+static int become_nobody_keeping_caps(void)
+{
+	return prctl(PR_SET_KEEPCAPS, 1) || setgroups(0, NULL) ||
+	       setresgid(CS_NOBODY, CS_NOBODY, CS_NOBODY) ||
+	       setresuid(CS_NOBODY, CS_NOBODY, CS_NOBODY);
+}
+
+static int thread_state;
+
+static void *other_uid_thread(void *arg)
+{
+	/* this thread only: glibc's setresuid() would change every thread */
+	bool ok = !syscall(SYS_setresgid, CS_NOBODY, CS_NOBODY, CS_NOBODY) &&
+		  !syscall(SYS_setresuid, OTHER_UID, OTHER_UID, OTHER_UID);
+
+	__atomic_store_n(&thread_state, ok ? 1 : -1, __ATOMIC_RELEASE);
+	for (;;)
+		pause();
+	return NULL;
+}
+
+/* Leave this process as nobody, with one more thread running as OTHER_UID. */
+static int split_credentials(void)
+{
+	pthread_t t;
+
+	if (pthread_create(&t, NULL, other_uid_thread, NULL))
+		return -1;
+	while (!__atomic_load_n(&thread_state, __ATOMIC_ACQUIRE))
+		cs_sleep_ms(1);
+	if (thread_state < 0)
+		return -1;
+	return syscall(SYS_setgroups, 0, NULL) ||
+	       syscall(SYS_setresgid, CS_NOBODY, CS_NOBODY, CS_NOBODY) ||
+	       syscall(SYS_setresuid, CS_NOBODY, CS_NOBODY, CS_NOBODY);
+}
+
+enum special_kind { PERMITTED_CAP, AMBIENT_CAP, OWN_USERNS, SPLIT_THREADS };
+
+struct special_req {
+	enum special_kind kind;
+	int ready[2];
+};
+
+/*
+ * Started by root: a process of nobody that nobody's sessions must not
+ * profile for a reason other than its user IDs.  Writes 'r' when ready, 'u'
+ * if user namespaces are not available here.
+ */
+static int special_target(void *arg)
+{
+	struct special_req *rq = arg;
+	char ok = 'r';
+
+	switch (rq->kind) {
+	case PERMITTED_CAP:
+		if (become_nobody_keeping_caps() || set_caps(CAP_BIT(CAP_NET_RAW), 0))
+			return 1;
+		break;
+	case AMBIENT_CAP:
+		if (become_nobody_keeping_caps() ||
+		    set_caps(CAP_BIT(CAP_NET_RAW), CAP_BIT(CAP_NET_RAW)) ||
+		    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, CAP_NET_RAW, 0, 0))
+			return 1;
+		break;
+	case OWN_USERNS:
+		if (setgroups(0, NULL) || setresgid(CS_NOBODY, CS_NOBODY, CS_NOBODY) ||
+		    setresuid(CS_NOBODY, CS_NOBODY, CS_NOBODY))
+			return 1;
+		if (unshare(CLONE_NEWUSER))
+			ok = 'u';
+		else if (set_caps(0, 0)) /* nothing left but the namespace */
+			return 1;
+		break;
+	case SPLIT_THREADS:
+		if (split_credentials())
+			return 1;
+		break;
+	}
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	prctl(PR_SET_DUMPABLE, 1);
+	if (write(rq->ready[1], &ok, 1) != 1)
+		return 1;
+	cs_spin_outer();
+}
+
+/* Spawn a special target into self->other; returns its ready byte or 0. */
+static char spawn_special(FIXTURE_DATA(security) * self, enum special_kind kind)
+{
+	struct special_req rq = { .kind = kind };
+	char c = 0;
+
+	if (pipe(rq.ready))
+		return 0;
+	self->other = cs_spawn(special_target, &rq);
+	if (self->other < 0 || read(rq.ready[0], &c, 1) != 1)
+		c = 0;
+	close(rq.ready[0]);
+	close(rq.ready[1]);
+	return c;
+}
+
+/* The "Cap<what>:" line of /proc/PID/status, as a number. */
+static unsigned long long status_caps(pid_t pid, const char *what)
+{
+	char path[64], buf[4096], *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	if (cs_read_file(path, buf, sizeof(buf)))
+		return 0;
+	p = strstr(buf, what);
+	return p ? strtoull(p + strlen(what), NULL, 16) : 0;
+}
+
+TEST_F(security, same_uid_target_with_permitted_capabilities_is_eacces)
+{
+	int err;
+
+	SEC_BEGIN(1);
+	ASSERT_EQ('r', spawn_special(self, PERMITTED_CAP));
+	ASSERT_EQ(CAP_BIT(CAP_NET_RAW), status_caps(self->other, "CapPrm:"));
+	CONFIGURE_AS_NOBODY(err, .kind = GIVEN, .pid = self->other);
+	EXPECT_EQ(EACCES, err) TH_LOG("profiled a uid 65534 process holding CAP_NET_RAW");
+}
+
+TEST_F(security, same_uid_target_with_ambient_capabilities_is_eacces)
+{
+	int err;
+
+	SEC_BEGIN(1);
+	ASSERT_EQ('r', spawn_special(self, AMBIENT_CAP));
+	ASSERT_EQ(CAP_BIT(CAP_NET_RAW), status_caps(self->other, "CapAmb:"));
+	CONFIGURE_AS_NOBODY(err, .kind = GIVEN, .pid = self->other);
+	EXPECT_EQ(EACCES, err) TH_LOG("profiled a uid 65534 process with ambient CAP_NET_RAW");
+}
+
+TEST_F(security, same_uid_target_in_another_user_namespace_is_eacces)
+{
+	char c;
+	int err;
+
+	SEC_BEGIN(1);
+	c = spawn_special(self, OWN_USERNS);
+	if (c == 'u')
+		SKIP(return, "no user namespaces for uid 65534 here");
+	ASSERT_EQ('r', c);
+	ASSERT_EQ(0, status_caps(self->other, "CapPrm:"));
+	CONFIGURE_AS_NOBODY(err, .kind = GIVEN, .pid = self->other);
+	EXPECT_EQ(EACCES, err) TH_LOG("profiled a uid 65534 process in its own user namespace");
+}
+
+/* As nobody: spawn a child, then enter a new user namespace and profile it. */
+static int nobody_configure_from_userns(void *arg)
+{
+	struct request *rq = arg;
+	pid_t child = cs_spawn_spinner();
+	int err;
+
+	if (child < 0)
+		return 200;
+	if (unshare(CLONE_NEWUSER)) {
+		cs_kill(child);
+		return 199;
+	}
+	rq->kind = GIVEN;
+	rq->pid = child;
+	err = nobody_configure(rq);
+	cs_kill(child);
+	return err;
+}
+
+TEST_F(security, opener_in_another_user_namespace_is_eacces)
+{
+	struct request rq = { .res = self->res };
+	int err;
+
+	SEC_BEGIN(1);
+	err = run_as_nobody(nobody_configure_from_userns, &rq);
+	if (err == 199)
+		SKIP(return, "no user namespaces for uid 65534 here");
+	ASSERT_GT(200, err) TH_LOG("setup failed: %s (%d)", self->res->step, err);
+	EXPECT_EQ(EACCES, err) TH_LOG("profiled its own process from inside a user namespace");
+}
+
+/* Another thread of the process than its leader (0 if none). */
+static pid_t other_thread(pid_t pid)
+{
+	char path[64];
+	struct dirent *d;
+	pid_t tid = 0;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	dir = opendir(path);
+	while (dir && (d = readdir(dir)))
+		if (atoi(d->d_name) > 0 && atoi(d->d_name) != pid)
+			tid = atoi(d->d_name);
+	if (dir)
+		closedir(dir);
+	return tid;
+}
+
+TEST_F(security, process_with_a_thread_of_another_user_is_eacces)
+{
+	pid_t tid;
+	int err;
+
+	SEC_BEGIN(1);
+	ASSERT_EQ('r', spawn_special(self, SPLIT_THREADS));
+	tid = other_thread(self->other);
+	ASSERT_LT(0, tid);
+	CONFIGURE_AS_NOBODY(err, .kind = GIVEN, .pid = self->other);
+	EXPECT_EQ(EACCES, err)
+	TH_LOG("profiled a process one of whose threads runs as %d", OTHER_UID);
+	CONFIGURE_AS_NOBODY(err, .kind = GIVEN, .pid = tid, .tid = true);
+	EXPECT_EQ(EACCES, err) TH_LOG("profiled the thread of uid %d", OTHER_UID);
+	/* the leader alone is nobody's own */
+	CONFIGURE_AS_NOBODY(err, .kind = GIVEN, .pid = self->other, .tid = true);
+	EXPECT_EQ(0, err);
 }
 
 TEST_F(security, not_dumpable_own_process_is_eacces)
@@ -472,6 +809,115 @@ TEST_F_TIMEOUT(security, no_kernel_address_reaches_an_unprivileged_reader, 60)
 	EXPECT_EQ(0, self->res->kaddr_words)
 	TH_LOG("%#llx at %s", (unsigned long long)self->res->first_kaddr,
 	       self->res->first_kaddr_where);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Kernel addresses: the rule of /proc/kallsyms, for everyone             */
+/* ---------------------------------------------------------------------- */
+
+/* Sample a syscall-heavy child with kernel chains for a second; count into *arg. */
+static int sample_kernel_side(void *arg)
+{
+	struct result *res = arg;
+	struct cycsample_config cfg;
+	struct cycsample_info info;
+	struct cs_recs recs = { 0 };
+	const char *step = "";
+	pid_t child;
+	size_t i;
+	int err;
+
+	memset(res, 0, sizeof(*res));
+	child = cs_spawn_syscaller();
+	if (child < 0)
+		return 200;
+	cs_config_init(&cfg, CYCSAMPLE_TARGET_PID, child);
+	cfg.flags = CYCSAMPLE_CFG_KERNEL_CHAIN;
+	err = cs_sample_for(&cfg, 1000, &recs, &info, &step);
+	cs_kill(child);
+	if (err) {
+		snprintf(res->step, sizeof(res->step), "%s: %s", step, strerror(err));
+		return 201;
+	}
+	for (i = 0; i < recs.n; i++) {
+		const struct cycsample_sample *smp = cs_sample(&recs.v[i]);
+
+		if (!smp || !(smp->flags & CYCSAMPLE_SAMPLE_KERNEL))
+			continue;
+		res->kernel_samples++;
+		res->hidden_regs += !!(smp->flags & CYCSAMPLE_SAMPLE_REGS_HIDDEN);
+		res->kaddr_words += smp->pc >= CS_KERNEL_VA_START;
+		res->kernel_frames += smp->nr_kernel;
+	}
+	err = recs.errors ? 202 : 0;
+	cs_recs_free(&recs);
+	return err;
+}
+
+TEST_F_TIMEOUT(security, kptr_restrict_2_hides_kernel_addresses_even_from_root, 60)
+{
+	SEC_BEGIN(0);
+	ASSERT_LE(0, self->kptr_restrict) TH_LOG("no kptr_restrict sysctl");
+	ASSERT_EQ(0, cs_sysctl_set("kptr_restrict", 2));
+	ASSERT_EQ(0, sample_kernel_side(self->res)) TH_LOG("%s", self->res->step);
+	ASSERT_LT(0, self->res->kernel_samples) TH_LOG("no kernel sample: the test proves nothing");
+	EXPECT_EQ(self->res->kernel_samples, self->res->hidden_regs);
+	EXPECT_EQ(0, self->res->kaddr_words);
+	EXPECT_EQ(0, self->res->kernel_frames);
+
+	/* kptr_restrict 1: CAP_SYSLOG, which root has, sees them */
+	ASSERT_EQ(0, cs_sysctl_set("kptr_restrict", 1));
+	ASSERT_EQ(0, sample_kernel_side(self->res)) TH_LOG("%s", self->res->step);
+	ASSERT_LT(0, self->res->kernel_samples);
+	EXPECT_EQ(0, self->res->hidden_regs);
+	EXPECT_EQ(self->res->kernel_samples, self->res->kaddr_words);
+	EXPECT_LT(0, self->res->kernel_frames);
+}
+
+/* Drop one capability from the effective, permitted and inheritable sets. */
+static int drop_cap(int cap)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d))
+		return -1;
+	d[cap / 32].effective &= ~(1U << (cap % 32));
+	d[cap / 32].permitted &= ~(1U << (cap % 32));
+	d[cap / 32].inheritable &= ~(1U << (cap % 32));
+	return syscall(SYS_capset, &h, d);
+}
+
+/* Root without CAP_SYSLOG: privileged for perf, not for /proc/kallsyms. */
+static int no_syslog_sample(void *arg)
+{
+	if (drop_cap(CAP_SYSLOG))
+		return 203;
+	return sample_kernel_side(arg);
+}
+
+TEST_F_TIMEOUT(security, opener_without_cap_syslog_sees_no_kernel_address, 60)
+{
+	pid_t pid;
+	int status, kptr;
+
+	SEC_BEGIN(0);
+	ASSERT_LE(0, self->kptr_restrict) TH_LOG("no kptr_restrict sysctl");
+	/* kptr_restrict 0 with paranoid 2 and 1: /proc/kallsyms wants CAP_SYSLOG */
+	for (kptr = 0; kptr <= 1; kptr++) {
+		ASSERT_EQ(0, cs_sysctl_set("kptr_restrict", kptr));
+		pid = cs_spawn(no_syslog_sample, self->res);
+		ASSERT_LT(0, pid);
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		ASSERT_TRUE(WIFEXITED(status));
+		ASSERT_EQ(0, WEXITSTATUS(status)) TH_LOG("%s", self->res->step);
+		ASSERT_LT(0, self->res->kernel_samples) TH_LOG("no kernel sample");
+		EXPECT_EQ(self->res->kernel_samples, self->res->hidden_regs)
+		TH_LOG("kptr_restrict %d: %lu of %lu kernel samples show their pc", kptr,
+		       self->res->kernel_samples - self->res->hidden_regs,
+		       self->res->kernel_samples);
+		EXPECT_EQ(0, self->res->kernel_frames);
+	}
 }
 
 /* ---------------------------------------------------------------------- */

@@ -273,8 +273,9 @@ static void config_error(const struct record_opts *o, s32 target, int err)
 		if (o->target_type == CYCSAMPLE_TARGET_CPUS)
 			pr_err("all CPUs: permission denied (needs CAP_PERFMON or root)");
 		else
-			pr_err("%s %d: permission denied (not your process, or the module "
-			       "allows only privileged users: see its 'unprivileged' parameter)",
+			pr_err("%s %d: permission denied (not your process, one of its threads "
+			       "is not yours, it holds capabilities you lack or lives in another "
+			       "user namespace, or kernel.perf_event_paranoid is 3)",
 			       w, target);
 		break;
 	case -EPERM:
@@ -301,7 +302,8 @@ static int open_device(struct cs_device *d, const char *path)
 		pr_err("%s: %s (is the cycsample module loaded?)", path, strerror(-ret));
 	else if (ret == -EACCES || ret == -EPERM)
 		pr_err("%s: permission denied (needs CAP_PERFMON, or the module parameter "
-		       "unprivileged=1 and access to the device node)",
+		       "unprivileged=1, kernel.perf_event_paranoid at most 2 and access to "
+		       "the device node)",
 		       path);
 	else if (ret == -EBUSY)
 		pr_err("%s: too many sessions open (module parameter max_sessions)", path);

@@ -285,7 +285,7 @@ struct cycsample_record_header {
 #define CYCSAMPLE_SAMPLE_UCHAIN_TRUNC	(1U << 4) /* user chain hit max_stack */
 #define CYCSAMPLE_SAMPLE_COMPAT		(1U << 5) /* 32-bit (AArch32/ia32) task */
 #define CYCSAMPLE_SAMPLE_THROTTLED	(1U << 6) /* perf throttled the counter here */
-#define CYCSAMPLE_SAMPLE_REGS_HIDDEN	(1U << 7) /* kernel pc/sp/fp/lr zeroed for this reader */
+#define CYCSAMPLE_SAMPLE_REGS_HIDDEN	(1U << 7) /* kernel pc/sp/fp/lr zeroed, no kernel chain */
 #define CYCSAMPLE_SAMPLE_NMI		(1U << 8) /* taken in NMI (x86, arm64 pseudo-NMI) */
 #define CYCSAMPLE_SAMPLE_IRQS_OFF	(1U << 9) /* kernel ran with IRQs masked: no user chain */
 #define CYCSAMPLE_SAMPLE_ALL_FLAGS	0x3ffU	  /* every flag of this ABI version */
@@ -300,8 +300,10 @@ struct cycsample_record_header {
  * @pc, @sp, @fp, @lr: the interrupted context (arm64: pc, sp, x29, x30;
  * AArch32 tasks, CYCSAMPLE_SAMPLE_COMPAT: pc, r13, the frame pointer of the
  * code's instruction set (r7 for Thumb, r11 for ARM), r14; x86_64: ip, sp,
- * bp, 0).  When the sample is in kernel mode and the reader
- * may not see kernel addresses, they are zero and REGS_HIDDEN is set.
+ * bp, 0).  When the sample is in kernel mode and the reader may not see
+ * kernel addresses (the rule of /proc/kallsyms, with the opener's
+ * credentials), they are zero, there is no kernel chain and REGS_HIDDEN is
+ * set.
  * @lr is recorded so that a reader can supply the caller of a leaf function
  * that had not yet stored its frame record.
  *

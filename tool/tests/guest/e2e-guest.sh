@@ -268,7 +268,9 @@ par=/sys/module/cycsample/parameters/unprivileged
 if [ -w $par ] && command -v su >/dev/null; then
 	oldp=$(cat $par)
 	oldm=$(stat -c %a /dev/cycsample)
+	oldpar=$(cat /proc/sys/kernel/perf_event_paranoid)
 	echo 1 >$par
+	echo 2 >/proc/sys/kernel/perf_event_paranoid
 	chmod 666 /dev/cycsample
 	mkdir -p $T/u && cp $D/demo $D/libdemo.so $T/u/ && chmod -R a+rx $T/u $T
 	chmod a+rx /cycsample /cycsample/cycread
@@ -280,6 +282,7 @@ if [ -w $par ] && command -v su >/dev/null; then
 	[ $? -eq 1 ] && grep -q "pid 1: permission denied" $T/unpriv1.err
 	check $? "unprivileged: someone else's process: 'pid 1: permission denied'"
 	echo "$oldp" >$par
+	echo "$oldpar" >/proc/sys/kernel/perf_event_paranoid
 	chmod "$oldm" /dev/cycsample
 fi
 
