@@ -20,6 +20,7 @@
 #include <linux/sched/task.h>
 #include <linux/capability.h>
 #include <linux/perf_event.h>
+#include <linux/sched/user.h>
 
 /*
  * vma->vm_flags became read-only in 6.3; from then on the flags are changed
@@ -94,8 +95,7 @@ static inline bool cycs_task_dumpable(struct task_struct *task)
 static inline struct file *cycs_kthread_filp_open(const char *path, int flags)
 {
 #ifdef scoped_with_init_fs
-	scoped_with_init_fs()
-		return filp_open(path, flags, 0);
+	scoped_with_init_fs() return filp_open(path, flags, 0);
 #else
 	return filp_open(path, flags, 0);
 #endif
@@ -175,6 +175,21 @@ static inline int cycs_perf_allow_cpu(int paranoid)
 	return perf_allow_cpu();
 #else
 	return paranoid > 0 && !perfmon_capable() ? -EACCES : 0;
+#endif
+}
+
+/*
+ * The pages of a user's perf buffers within perf_event_mlock_kb: counted in
+ * user_struct.locked_vm, shared with other RLIMIT_MEMLOCK users, until perf
+ * got its own user_struct.perf_mlock (in 7.x, and backported to Debian's
+ * 6.1.192 but not to its 6.12.95: hence the test of the header).
+ */
+static inline atomic_long_t *cycs_user_perf_mlock(struct user_struct *user)
+{
+#ifdef CYCS_HAVE_USER_PERF_MLOCK
+	return &user->perf_mlock;
+#else
+	return &user->locked_vm;
 #endif
 }
 

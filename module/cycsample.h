@@ -7,6 +7,7 @@
  * session.c   session lifetime, configure/start/stop, targets
  * policy.c    what perf_event_open() would refuse: paranoid level, targets,
  *             frequency, kernel addresses
+ * limits.c    what one user may hold: sessions, ring memory (as perf_mmap())
  * sysctl.c    the perf and kallsyms sysctls the kernel does not export
  * counters.c  perf kernel counters (per task or per CPU) and the fallback
  * ring.c      ring memory, the mapping, the producer side, wakeups
@@ -72,6 +73,22 @@ struct cycs_sysctls {
 
 void cycs_sysctls_read(unsigned long mask, struct cycs_sysctls *out);
 
+/* ---- limits.c ---------------------------------------------------------- */
+
+/* Ring memory charged by cycs_charge_rings(): to whom, and how much. */
+struct cycs_charge {
+	struct user_struct *user; /* referenced; NULL when nothing is charged */
+	struct mm_struct *mm; /* grabbed (mm_count) */
+	unsigned long user_pages; /* in the user's perf budget */
+	unsigned long pinned_pages; /* in mm->pinned_vm, within RLIMIT_MEMLOCK */
+};
+
+int cycs_limit_open(bool *counted);
+void cycs_limit_release(kuid_t uid);
+void cycs_limits_exit(void);
+int cycs_charge_rings(struct cycs_charge *c, unsigned long pages, const struct cycs_sysctls *sc);
+void cycs_uncharge_rings(struct cycs_charge *c);
+
 /* ---- ring.c ------------------------------------------------------------ */
 
 /*
@@ -105,6 +122,7 @@ struct cycs_rings {
 	unsigned long ring_pages; /* data pages per ring */
 	u64 data_size; /* bytes of data per ring */
 	u64 wakeup_bytes;
+	struct cycs_charge charge; /* given back when the memory is freed */
 	unsigned int nr_rings;
 	struct cycs_ring **by_cpu; /* nr_cpu_ids entries */
 	struct cycs_ring ring[];
@@ -116,7 +134,8 @@ enum cycs_put_result {
 	CYCS_PUT_WAKE, /* written, and the reader should be woken */
 };
 
-struct cycs_rings *cycs_rings_alloc(u32 ring_pages, u32 wakeup_bytes);
+struct cycs_rings *cycs_rings_alloc(u32 ring_pages, u32 wakeup_bytes,
+				    const struct cycs_sysctls *sc);
 void cycs_rings_put(struct cycs_rings *rings);
 bool cycs_rings_mapped(struct cycs_rings *rings);
 int cycs_rings_mmap(struct cycs_rings *rings, struct vm_area_struct *vma);
@@ -154,6 +173,7 @@ struct cycs_task_event {
  * @state:	enum cycsample_state; written under @lock, read locklessly
  * @active:	the handler may write records (cleared before counters go)
  * @privileged:	the opener was perfmon_capable()
+ * @counted:	the session counts against its opener's max_sessions
  * @cred:	the opener's credentials, by which every check is made
  * @kaddr_ok:	kernel addresses may be written for this reader (decided at
  *		CONFIGURE by the rule of /proc/kallsyms)
@@ -185,6 +205,7 @@ struct cycs_session {
 	u32 state;
 	bool active;
 	bool privileged;
+	bool counted;
 	const struct cred *cred;
 	bool kaddr_ok;
 	struct cycsample_config cfg;
@@ -215,7 +236,7 @@ struct cycs_session {
 	struct delayed_work exit_work;
 };
 
-struct cycs_session *cycs_session_create(struct file *file, bool privileged);
+struct cycs_session *cycs_session_create(struct file *file, bool privileged, bool counted);
 void cycs_session_destroy(struct cycs_session *s);
 int cycs_session_configure(struct cycs_session *s, struct cycsample_config *cfg);
 int cycs_session_start(struct cycs_session *s);
@@ -226,7 +247,8 @@ __poll_t cycs_session_poll(struct cycs_session *s);
 /* ---- policy.c ---------------------------------------------------------- */
 
 int cycs_policy_open(bool *privileged);
-int cycs_policy_configure(struct cycs_session *s, struct cycsample_config *cfg, bool *kaddr_ok);
+int cycs_policy_configure(struct cycs_session *s, struct cycsample_config *cfg,
+			  const struct cycs_sysctls *sc, bool *kaddr_ok);
 int cycs_may_profile(struct cycs_session *s, struct task_struct *task);
 int cycs_may_profile_group(struct cycs_session *s, struct task_struct *leader);
 

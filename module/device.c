@@ -13,29 +13,27 @@
 #include <linux/poll.h>
 #include <linux/mm.h>
 #include <linux/log2.h>
-#include <linux/atomic.h>
+#include <linux/cred.h>
 
 #include "cycsample.h"
 
-static atomic_t cycs_nr_sessions = ATOMIC_INIT(0);
-
-/* open: a new session; the capability gate and the session limit */
+/* open: a new session; the permission checks and the per-user session limit */
 static int cycs_open(struct inode *inode, struct file *file)
 {
 	struct cycs_session *s;
-	bool privileged;
+	bool privileged, counted;
 	int err;
 
 	err = cycs_policy_open(&privileged);
 	if (err)
 		return err;
-	if (atomic_inc_return(&cycs_nr_sessions) > READ_ONCE(cycs_max_sessions)) {
-		atomic_dec(&cycs_nr_sessions);
-		return -EBUSY;
-	}
-	s = cycs_session_create(file, privileged);
+	err = cycs_limit_open(&counted);
+	if (err)
+		return err;
+	s = cycs_session_create(file, privileged, counted);
 	if (!s) {
-		atomic_dec(&cycs_nr_sessions);
+		if (counted)
+			cycs_limit_release(current_uid());
 		return -ENOMEM;
 	}
 	file->private_data = s;
@@ -46,7 +44,6 @@ static int cycs_open(struct inode *inode, struct file *file)
 static int cycs_release(struct inode *inode, struct file *file)
 {
 	cycs_session_destroy(file->private_data);
-	atomic_dec(&cycs_nr_sessions);
 	return 0;
 }
 

@@ -24,7 +24,8 @@
 
 unsigned int cycs_max_sessions = 16;
 module_param_named(max_sessions, cycs_max_sessions, uint, 0644);
-MODULE_PARM_DESC(max_sessions, "Sessions (open files) allowed at once (default 16)");
+MODULE_PARM_DESC(max_sessions,
+		 "Sessions open at once per user, CAP_SYS_ADMIN unlimited (default 16)");
 
 bool cycs_unprivileged;
 module_param_named(unprivileged, cycs_unprivileged, bool, 0644);
@@ -136,6 +137,7 @@ static void __exit cycs_exit(void)
 	misc_deregister(&cycs_misc);
 	cpuhp_remove_multi_state(cycs_cpuhp_state);
 	free_percpu(cycs_scratch);
+	cycs_limits_exit();
 }
 
 module_init(cycs_init);

@@ -206,6 +206,7 @@ static int cycs_check_config_as_opener(struct cycs_session *s, struct cycsample_
  * cycs_policy_configure - the checks of a configuration that depend on who asks
  * @s: the session
  * @cfg: passed the ABI checks of device.c; may get CYCSAMPLE_CFG_USER_ONLY
+ * @sc: the sysctls, read by the caller
  * @kaddr_ok: set to whether records may carry kernel addresses
  *
  * The checks perf_event_open() makes on the attributes, in its order:
@@ -217,24 +218,20 @@ static int cycs_check_config_as_opener(struct cycs_session *s, struct cycsample_
  * rule of /proc/kallsyms with the opener's credentials, and lockdown hides
  * them too.  Sleeps; called without s->lock.
  */
-int cycs_policy_configure(struct cycs_session *s, struct cycsample_config *cfg, bool *kaddr_ok)
+int cycs_policy_configure(struct cycs_session *s, struct cycsample_config *cfg,
+			  const struct cycs_sysctls *sc, bool *kaddr_ok)
 {
 	const struct cred *old;
-	struct cycs_sysctls sc;
 	int err;
 
-	cycs_sysctls_read(BIT(CYCS_SYSCTL_PARANOID) | BIT(CYCS_SYSCTL_SAMPLE_RATE) |
-				  BIT(CYCS_SYSCTL_KPTR_RESTRICT),
-			  &sc);
-
 	old = override_creds(s->cred);
-	err = cycs_check_config_as_opener(s, cfg, &sc, kaddr_ok);
+	err = cycs_check_config_as_opener(s, cfg, sc, kaddr_ok);
 	revert_creds(old);
 	if (err)
 		return err;
 
 	if ((cfg->flags & CYCSAMPLE_CFG_FREQ) &&
-	    cfg->sample_period > (u64)max(sc.val[CYCS_SYSCTL_SAMPLE_RATE], 0))
+	    cfg->sample_period > (u64)max(sc->val[CYCS_SYSCTL_SAMPLE_RATE], 0))
 		return -EINVAL;
 	if ((cfg->flags & (CYCSAMPLE_CFG_KERNEL_CHAIN | CYCSAMPLE_CFG_REGS_USER)) &&
 	    security_locked_down(LOCKDOWN_PERF))

@@ -66,14 +66,20 @@ static void cycs_rings_layout(struct cycs_rings *rings)
  * cycs_rings_alloc - allocate and lay out the rings of a session
  * @ring_pages: data pages per ring, a validated power of two
  * @wakeup_bytes: watermark, already checked against the ring size; 0 = default
+ * @sc: the sysctls that bound how much memory the caller may lock
  *
- * Return: the rings with one reference, or an ERR_PTR().
+ * The memory is charged to the caller as perf_mmap() charges perf's
+ * buffers (limits.c) and given back when the rings are freed.
+ *
+ * Return: the rings with one reference, or an ERR_PTR(): -ENOMEM, or
+ * -EPERM when the caller may not lock that much memory.
  */
-struct cycs_rings *cycs_rings_alloc(u32 ring_pages, u32 wakeup_bytes)
+struct cycs_rings *cycs_rings_alloc(u32 ring_pages, u32 wakeup_bytes, const struct cycs_sysctls *sc)
 {
 	unsigned int nr_rings = num_possible_cpus();
 	unsigned long ctl_pages, pages;
 	struct cycs_rings *rings;
+	int err;
 
 	ctl_pages = DIV_ROUND_UP(cycs_ctl_bytes(nr_rings), PAGE_SIZE);
 	/* pages = ctl_pages + nr_rings * (1 + ring_pages), overflow-checked */
@@ -87,9 +93,13 @@ struct cycs_rings *cycs_rings_alloc(u32 ring_pages, u32 wakeup_bytes)
 	rings = kzalloc(struct_size(rings, ring, nr_rings), GFP_KERNEL);
 	if (!rings)
 		return ERR_PTR(-ENOMEM);
+	err = cycs_charge_rings(&rings->charge, pages, sc);
+	if (err)
+		goto out_free_rings;
+	err = -ENOMEM;
 	rings->by_cpu = kcalloc(nr_cpu_ids, sizeof(*rings->by_cpu), GFP_KERNEL);
 	if (!rings->by_cpu)
-		goto out_free_rings;
+		goto out_uncharge;
 	rings->size = pages << PAGE_SHIFT;
 	rings->base = vmalloc_user(rings->size);
 	if (!rings->base)
@@ -107,9 +117,11 @@ struct cycs_rings *cycs_rings_alloc(u32 ring_pages, u32 wakeup_bytes)
 
 out_free_by_cpu:
 	kfree(rings->by_cpu);
+out_uncharge:
+	cycs_uncharge_rings(&rings->charge);
 out_free_rings:
 	kfree(rings);
-	return ERR_PTR(-ENOMEM);
+	return ERR_PTR(err);
 }
 
 static void cycs_rings_free(struct kref *ref)
@@ -118,6 +130,7 @@ static void cycs_rings_free(struct kref *ref)
 
 	vfree(rings->base);
 	kfree(rings->by_cpu);
+	cycs_uncharge_rings(&rings->charge);
 	kfree(rings);
 }
 

@@ -46,8 +46,9 @@ static void cycs_exit_work(struct work_struct *work);
  * cycs_session_create - a new session for an open of /dev/cycsample
  * @file: the file being opened
  * @privileged: the opener is perfmon_capable()
+ * @counted: the session counts against its opener's max_sessions
  */
-struct cycs_session *cycs_session_create(struct file *file, bool privileged)
+struct cycs_session *cycs_session_create(struct file *file, bool privileged, bool counted)
 {
 	struct cycs_session *s;
 
@@ -64,6 +65,7 @@ struct cycs_session *cycs_session_create(struct file *file, bool privileged)
 	mutex_init(&s->lock);
 	s->state = CYCSAMPLE_STATE_OPEN;
 	s->privileged = privileged;
+	s->counted = counted;
 	s->cred = get_cred(file->f_cred);
 	INIT_LIST_HEAD(&s->task_events);
 	INIT_HLIST_NODE(&s->cpuhp_node);
@@ -119,6 +121,8 @@ void cycs_session_destroy(struct cycs_session *s)
 	cycs_rings_put(s->rings);
 	kfree(s->cpu_events);
 	free_percpu(s->stats);
+	if (s->counted)
+		cycs_limit_release(s->cred->uid);
 	put_cred(s->cred);
 	kfree(s);
 }
@@ -185,10 +189,14 @@ int cycs_session_configure(struct cycs_session *s, struct cycsample_config *cfg)
 {
 	struct cycs_rings *rings;
 	struct pid *pid = NULL;
+	struct cycs_sysctls sc;
 	bool kaddr_ok;
 	int cpu, err;
 
-	err = cycs_policy_configure(s, cfg, &kaddr_ok);
+	cycs_sysctls_read(BIT(CYCS_SYSCTL_PARANOID) | BIT(CYCS_SYSCTL_SAMPLE_RATE) |
+				  BIT(CYCS_SYSCTL_KPTR_RESTRICT) | BIT(CYCS_SYSCTL_MLOCK_KB),
+			  &sc);
+	err = cycs_policy_configure(s, cfg, &sc, &kaddr_ok);
 	if (err)
 		return err;
 
@@ -204,7 +212,7 @@ int cycs_session_configure(struct cycs_session *s, struct cycsample_config *cfg)
 			goto out_unlock;
 		}
 	}
-	rings = cycs_rings_alloc(cfg->ring_pages, cfg->wakeup_bytes);
+	rings = cycs_rings_alloc(cfg->ring_pages, cfg->wakeup_bytes, &sc);
 	if (IS_ERR(rings)) {
 		err = PTR_ERR(rings);
 		goto out_put_pid;

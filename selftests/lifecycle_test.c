@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A session's life: the target exits (normally, by SIGKILL, leader first),
- * exec()s, the reader dies, STOP/START cycles, several sessions at once, the
- * max_sessions limit, and the module reference that keeps rmmod away while a
- * session is open or mapped.
+ * exec()s, the reader dies, STOP/START cycles, several sessions at once, and
+ * the module reference that keeps rmmod away while a session is open or
+ * mapped.  The max_sessions limit is in limits_test.
  */
 #include "kselftest_harness.h"
 
@@ -227,7 +227,6 @@ FIXTURE(life)
 	pid_t child, other;
 	struct cs_session s;
 	struct cs_recs recs;
-	long max_sessions; /* to restore, or -1 */
 };
 
 FIXTURE_SETUP(life)
@@ -235,8 +234,6 @@ FIXTURE_SETUP(life)
 	self->child = -1;
 	self->other = -1;
 	self->s.fd = -1;
-	if (cs_param_get("max_sessions", &self->max_sessions))
-		self->max_sessions = -1;
 }
 
 FIXTURE_TEARDOWN(life)
@@ -245,8 +242,6 @@ FIXTURE_TEARDOWN(life)
 	cs_kill(self->other);
 	cs_session_close(&self->s);
 	cs_recs_free(&self->recs);
-	if (self->max_sessions > 0)
-		cs_param_set("max_sessions", self->max_sessions);
 }
 
 /* Child: after the go byte on stdin, spin a while, then exec this binary as a spinner. */
@@ -485,29 +480,6 @@ TEST_F_TIMEOUT(life, concurrent_sessions_see_only_their_target, 60)
 	cs_session_close(&s3);
 	cs_recs_free(&r2);
 	cs_recs_free(&r3);
-}
-
-TEST_F(life, open_beyond_max_sessions_is_ebusy)
-{
-	int fds[3], extra;
-
-	LIFE_BEGIN();
-	ASSERT_LT(0, self->max_sessions) TH_LOG("no max_sessions parameter");
-	ASSERT_EQ(0, cs_param_set("max_sessions", 2));
-	fds[0] = cs_open();
-	fds[1] = cs_open();
-	ASSERT_LE(0, fds[0]);
-	ASSERT_LE(0, fds[1]);
-	fds[2] = cs_open();
-	EXPECT_EQ(-EBUSY, fds[2]);
-	close(fds[0]);
-	extra = cs_open();
-	EXPECT_LE(0, extra) TH_LOG("a closed session does not free its slot: %s", strerror(-extra));
-	if (fds[2] >= 0)
-		close(fds[2]);
-	if (extra >= 0)
-		close(extra);
-	close(fds[1]);
 }
 
 /* ---------------------------------------------------------------------- */

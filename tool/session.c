@@ -279,7 +279,9 @@ static void config_error(const struct record_opts *o, s32 target, int err)
 			       w, target);
 		break;
 	case -EPERM:
-		pr_err("kernel callchains refused: the kernel is locked down (try --user-only)");
+		pr_err("refused: the rings exceed the memory you may lock (kernel.perf_event_mlock_kb, "
+		       "then ulimit -l: try a smaller -m), or the kernel is locked down and refuses "
+		       "kernel callchains and register dumps (try --user-only)");
 		break;
 	case -EINVAL:
 		pr_err("the module refused the configuration (period or frequency out of range? "
