@@ -24,12 +24,14 @@
 
 /*
  * vma->vm_flags became read-only in 6.3; from then on the flags are changed
- * through vm_flags_mod(), which also takes the VMA lock where needed.
+ * through vm_flags_mod(), which also takes the VMA lock where needed.  A
+ * distribution could backport the helpers (an older kernel with per-VMA
+ * locks), so the header is tested, not the version.
  */
 static inline void cycs_vm_flags_mod(struct vm_area_struct *vma, unsigned long set,
 				     unsigned long clear)
 {
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+#ifdef CYCS_HAVE_VM_FLAGS_MOD
 	vm_flags_mod(vma, set, clear);
 #else
 	vma->vm_flags = (vma->vm_flags | set) & ~clear;
@@ -37,14 +39,56 @@ static inline void cycs_vm_flags_mod(struct vm_area_struct *vma, unsigned long s
 }
 
 /*
- * perf marks a throttled event with hw.interrupts == MAX_INTERRUPTS, but the
- * macro is private to kernel/events/core.c (all of 5.10 .. 7.3, value ~0ULL).
+ * Three things about a perf event that no exported interface tells, read
+ * from perf's own fields here and nowhere else.  Each holds for every
+ * kernel from 5.10 to 7.3 (kernel/events/core.c, include/linux/perf_event.h).
+ */
+
+/*
+ * Throttled: perf sets hw.interrupts to MAX_INTERRUPTS until the next tick.
+ * The macro (~0ULL) is private to kernel/events/core.c.
  */
 #ifdef MAX_INTERRUPTS
 #define CYCS_MAX_INTERRUPTS MAX_INTERRUPTS
 #else
 #define CYCS_MAX_INTERRUPTS (~0ULL)
 #endif
+
+static inline bool cycs_event_throttled(struct perf_event *event)
+{
+	return READ_ONCE(event->hw.interrupts) == CYCS_MAX_INTERRUPTS;
+}
+
+/*
+ * Detached from its task by perf_event_exit_task() (the task exited, or a
+ * setuid exec): state PERF_EVENT_STATE_EXIT (-3), or one of the states below
+ * it (DEAD, and REVOKED in 7.x).
+ */
+static inline bool cycs_event_exited(struct perf_event *event)
+{
+	return READ_ONCE(event->state) <= PERF_EVENT_STATE_EXIT;
+}
+
+/*
+ * The copies of an inherited event that perf made for the threads and
+ * children created since: event->child_list, under event->child_mutex.
+ * Returns whether there is one (in @task's context, if @task is given).
+ */
+static inline bool cycs_event_has_child(struct perf_event *event, struct task_struct *task)
+{
+	struct perf_event *child;
+	bool found = false;
+
+	mutex_lock(&event->child_mutex);
+	list_for_each_entry(child, &event->child_list, child_list) {
+		if (!task || READ_ONCE(child->ctx->task) == task) {
+			found = true;
+			break;
+		}
+	}
+	mutex_unlock(&event->child_mutex);
+	return found;
+}
 
 /*
  * PF_USER_WORKER (6.4) marks kernel threads cloned from a user thread
@@ -98,24 +142,6 @@ static inline struct file *cycs_kthread_filp_open(const char *path, int flags)
 	scoped_with_init_fs() return filp_open(path, flags, 0);
 #else
 	return filp_open(path, flags, 0);
-#endif
-}
-
-/*
- * notify_change() gained a struct user_namespace * first argument in 5.12
- * (idmapped mounts), which became a struct mnt_idmap * in 6.3; 5.10 has
- * notify_change(dentry, iattr, delegated_inode).  The last argument is a
- * struct inode ** up to 6.12 and a struct delegated_inode * in 7.3; we pass
- * NULL there, so only the first one needs a shim.
- */
-static inline int cycs_notify_change(struct dentry *dentry, struct iattr *ia)
-{
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
-	return notify_change(&nop_mnt_idmap, dentry, ia, NULL);
-#elif LINUX_VERSION_CODE >= KERNEL_VERSION(5, 12, 0)
-	return notify_change(&init_user_ns, dentry, ia, NULL);
-#else
-	return notify_change(dentry, ia, NULL);
 #endif
 }
 

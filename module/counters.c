@@ -156,23 +156,10 @@ static struct perf_event *cycs_create(struct cycs_session *s, int cpu, struct ta
 static bool cycs_task_covered(struct cycs_session *s, struct task_struct *task)
 {
 	struct cycs_task_event *te;
-	struct perf_event *child;
-	bool found = false;
 
-	list_for_each_entry(te, &s->task_events, node) {
-		if (te->task == task)
+	list_for_each_entry(te, &s->task_events, node)
+		if (te->task == task || cycs_event_has_child(te->event, task))
 			return true;
-		mutex_lock(&te->event->child_mutex);
-		list_for_each_entry(child, &te->event->child_list, child_list) {
-			if (READ_ONCE(child->ctx->task) == task) {
-				found = true;
-				break;
-			}
-		}
-		mutex_unlock(&te->event->child_mutex);
-		if (found)
-			return true;
-	}
 	return false;
 }
 
@@ -298,19 +285,12 @@ static void cycs_stop_tasks(struct cycs_session *s)
 bool cycs_counters_detached(struct cycs_session *s)
 {
 	struct cycs_task_event *te;
-	bool children;
 
 	if (list_empty(&s->task_events))
 		return false;
-	list_for_each_entry(te, &s->task_events, node) {
-		if (READ_ONCE(te->event->state) > PERF_EVENT_STATE_EXIT)
+	list_for_each_entry(te, &s->task_events, node)
+		if (!cycs_event_exited(te->event) || cycs_event_has_child(te->event, NULL))
 			return false;
-		mutex_lock(&te->event->child_mutex);
-		children = !list_empty(&te->event->child_list);
-		mutex_unlock(&te->event->child_mutex);
-		if (children)
-			return false;
-	}
 	return true;
 }
 

@@ -22,6 +22,7 @@
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/spinlock.h>
 #include <linux/wait.h>
 #include <linux/irq_work.h>
 #include <linux/workqueue.h>
@@ -77,7 +78,7 @@ void cycs_sysctls_read(unsigned long mask, struct cycs_sysctls *out);
 
 /* Ring memory charged by cycs_charge_rings(): to whom, and how much. */
 struct cycs_charge {
-	struct user_struct *user; /* referenced; NULL when nothing is charged */
+	const struct cred *cred; /* its user was charged; NULL when nothing is */
 	struct mm_struct *mm; /* grabbed (mm_count) */
 	unsigned long user_pages; /* in the user's perf budget */
 	unsigned long pinned_pages; /* in mm->pinned_vm, within RLIMIT_MEMLOCK */
@@ -138,6 +139,8 @@ struct cycs_rings *cycs_rings_alloc(u32 ring_pages, u32 wakeup_bytes,
 				    const struct cycs_sysctls *sc);
 void cycs_rings_put(struct cycs_rings *rings);
 bool cycs_rings_mapped(struct cycs_rings *rings);
+void cycs_rings_get_map(struct cycs_rings *rings);
+void cycs_rings_put_map(struct cycs_rings *rings);
 int cycs_rings_mmap(struct cycs_rings *rings, struct vm_area_struct *vma);
 enum cycs_put_result cycs_ring_put(struct cycs_rings *rings, struct cycs_ring *r, const void *rec,
 				   u32 len, u64 now);
@@ -169,7 +172,11 @@ struct cycs_task_event {
 
 /**
  * struct cycs_session - one open file of /dev/cycsample
- * @lock:	serializes ioctls, mmap, poll, the exit work and release
+ * @lock:	serializes ioctls, poll, the exit work and release; never taken
+ *		by mmap(), which runs under mmap_lock, while START takes perf's
+ *		ctx->mutex under @lock and perf takes mmap_lock under ctx->mutex
+ * @rings_lock:	guards @rings against mmap(): taken, inside @lock, to replace
+ *		them, and alone by mmap() to take a mapping reference
  * @state:	enum cycsample_state; written under @lock, read locklessly
  * @active:	the handler may write records (cleared before counters go)
  * @privileged:	the opener was perfmon_capable()
@@ -194,14 +201,15 @@ struct cycs_task_event {
  * @cpuhp_node:	our instance of the module's cpuhp state
  * @cpuhp_added: @cpuhp_node is registered
  * @cpuhp_starting: online callbacks run for START, so errors fail START
- * @rings:	the ring memory (reference held)
+ * @rings:	the ring memory (reference held); written under @lock and @rings_lock
  * @stats:	per-CPU counters
  * @wake_work:	wakes @wq from the handler's context
  * @wq:		poll() waiters
  * @exit_work:	notices the target's exit
  */
 struct cycs_session {
-	struct mutex lock; /* see above: ioctls, mmap, poll, exit work */
+	struct mutex lock; /* see above: ioctls, poll, exit work */
+	spinlock_t rings_lock; /* @rings for mmap() */
 	u32 state;
 	bool active;
 	bool privileged;
@@ -243,6 +251,7 @@ int cycs_session_start(struct cycs_session *s);
 int cycs_session_stop(struct cycs_session *s);
 void cycs_session_info(struct cycs_session *s, struct cycsample_info *info);
 __poll_t cycs_session_poll(struct cycs_session *s);
+struct cycs_rings *cycs_session_map_rings(struct cycs_session *s);
 
 /* ---- policy.c ---------------------------------------------------------- */
 

@@ -136,7 +136,7 @@ static long cycs_ioctl_info(struct cycs_session *s, void __user *uarg)
 		return -EINVAL;
 	cycs_session_info(s, &info);
 
-	/* outside s->lock: a fault here may take mmap_lock, which mmap holds */
+	/* outside s->lock, as every user copy: s->lock stays out of mmap_lock's way */
 	if (copy_to_user(uarg, &info, min_t(size_t, usize, sizeof(info))))
 		return -EFAULT;
 	if (usize > sizeof(info) && clear_user(uarg + sizeof(info), usize - sizeof(info)))
@@ -172,16 +172,17 @@ static long cycs_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	}
 }
 
-/* mmap: the whole ring area, exactly, shared; see ring.c */
+/* mmap: the whole ring area, exactly, shared; see ring.c.  No session lock. */
 static int cycs_mmap(struct file *file, struct vm_area_struct *vma)
 {
-	struct cycs_session *s = file->private_data;
-	int err = -EINVAL;
+	struct cycs_rings *rings = cycs_session_map_rings(file->private_data);
+	int err;
 
-	mutex_lock(&s->lock);
-	if (s->rings)
-		err = cycs_rings_mmap(s->rings, vma);
-	mutex_unlock(&s->lock);
+	if (!rings)
+		return -EINVAL;
+	err = cycs_rings_mmap(rings, vma);
+	if (err)
+		cycs_rings_put_map(rings);
 	return err;
 }
 

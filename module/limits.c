@@ -107,8 +107,8 @@ void cycs_limits_exit(void)
  */
 int cycs_charge_rings(struct cycs_charge *c, unsigned long pages, const struct cycs_sysctls *sc)
 {
-	struct user_struct *user = current_user();
-	atomic_long_t *budget = cycs_user_perf_mlock(user);
+	const struct cred *cred = current_cred();
+	atomic_long_t *budget = cycs_user_perf_mlock(cred->user);
 	struct mm_struct *mm = current->mm;
 	unsigned long limit, locked, extra = 0;
 
@@ -126,7 +126,8 @@ int cycs_charge_rings(struct cycs_charge *c, unsigned long pages, const struct c
 
 	atomic_long_add(pages - extra, budget);
 	atomic64_add(extra, &mm->pinned_vm);
-	c->user = get_uid(user);
+	/* the user through its credentials: free_uid() is not exported to 5.10 */
+	c->cred = get_cred(cred);
 	c->mm = mm;
 	mmgrab(mm);
 	c->user_pages = pages - extra;
@@ -140,12 +141,12 @@ int cycs_charge_rings(struct cycs_charge *c, unsigned long pages, const struct c
  */
 void cycs_uncharge_rings(struct cycs_charge *c)
 {
-	if (!c->user)
+	if (!c->cred)
 		return;
-	atomic_long_sub(c->user_pages, cycs_user_perf_mlock(c->user));
+	atomic_long_sub(c->user_pages, cycs_user_perf_mlock(c->cred->user));
 	atomic64_sub(c->pinned_pages, &c->mm->pinned_vm);
-	free_uid(c->user);
+	put_cred(c->cred);
 	mmdrop(c->mm);
-	c->user = NULL;
+	c->cred = NULL;
 	c->mm = NULL;
 }

@@ -14,10 +14,6 @@
 #include <linux/miscdevice.h>
 #include <linux/cpuhotplug.h>
 #include <linux/percpu.h>
-#include <linux/fs.h>
-#include <linux/namei.h>
-#include <linux/mount.h>
-#include <linux/uidgid.h>
 
 #include "cycsample.h"
 #include "compat.h"
@@ -41,13 +37,15 @@ unsigned int cycs_fallback_mhz = 1000;
 module_param_named(fallback_mhz, cycs_fallback_mhz, uint, 0644);
 MODULE_PARM_DESC(fallback_mhz, "Cycles per microsecond for software-clock periods (default 1000)");
 
+/*
+ * The mode devtmpfs gives the node when misc_register() creates it.  Its
+ * group, and any later change, are udev's (udev/60-cycsample.rules): udev
+ * applies its rules after devtmpfs, so a rule wins over this parameter.
+ */
 static ushort cycs_dev_mode = 0600;
 module_param_named(dev_mode, cycs_dev_mode, ushort, 0444);
-MODULE_PARM_DESC(dev_mode, "Mode of /dev/cycsample (default 0600)");
-
-static uint cycs_dev_gid;
-module_param_named(dev_gid, cycs_dev_gid, uint, 0444);
-MODULE_PARM_DESC(dev_gid, "Group of /dev/cycsample (default 0)");
+MODULE_PARM_DESC(dev_mode,
+		 "Mode devtmpfs gives /dev/cycsample; udev rules override it (default 0600)");
 
 int cycs_cpuhp_state;
 struct cycs_scratch __percpu *cycs_scratch;
@@ -57,43 +55,6 @@ static struct miscdevice cycs_misc = {
 	.name = "cycsample",
 	.fops = &cycs_fops,
 };
-
-/*
- * The misc class can set a node's mode but not its group, so give the
- * devtmpfs node its group here.  Without devtmpfs at /dev, a udev rule
- * (Documentation/admin-guide.rst) does the same.
- */
-static void cycs_apply_dev_gid(void)
-{
-	struct iattr ia = {
-		.ia_valid = ATTR_GID,
-		.ia_gid = make_kgid(&init_user_ns, cycs_dev_gid),
-	};
-	struct path path;
-	int err;
-
-	if (!cycs_dev_gid)
-		return;
-	if (!gid_valid(ia.ia_gid)) {
-		pr_warn("dev_gid %u is not a valid group\n", cycs_dev_gid);
-		return;
-	}
-	err = kern_path("/dev/cycsample", 0, &path);
-	if (err)
-		goto out_warn;
-	err = mnt_want_write(path.mnt);
-	if (!err) {
-		inode_lock(d_inode(path.dentry));
-		err = cycs_notify_change(path.dentry, &ia);
-		inode_unlock(d_inode(path.dentry));
-		mnt_drop_write(path.mnt);
-	}
-	path_put(&path);
-	if (!err)
-		return;
-out_warn:
-	pr_warn("cannot give /dev/cycsample group %u (%d); use a udev rule\n", cycs_dev_gid, err);
-}
 
 static int __init cycs_init(void)
 {
@@ -119,7 +80,6 @@ static int __init cycs_init(void)
 	err = misc_register(&cycs_misc);
 	if (err)
 		goto out_remove_state;
-	cycs_apply_dev_gid();
 
 	pr_info("version %s, ABI %d\n", CYCSAMPLE_VERSION, CYCSAMPLE_ABI_VERSION);
 	return 0;

@@ -155,20 +155,34 @@ static bool cycs_rings_is_header(struct cycs_rings *rings, unsigned long idx)
 	return (idx - rings->ctl_pages) % (1 + rings->ring_pages) == 0;
 }
 
-static void cycs_vm_open(struct vm_area_struct *vma)
+/**
+ * cycs_rings_get_map - a reference that counts as a mapping
+ * @rings: the rings
+ *
+ * Taken for each VMA, and by mmap() before it maps anything: CONFIGURE
+ * refuses to replace rings that have one (cycs_rings_mapped()).
+ */
+void cycs_rings_get_map(struct cycs_rings *rings)
 {
-	struct cycs_rings *rings = vma->vm_private_data;
-
 	kref_get(&rings->ref);
 	atomic_inc(&rings->maps);
 }
 
-static void cycs_vm_close(struct vm_area_struct *vma)
+/* Drop a reference of cycs_rings_get_map(); may free the rings. */
+void cycs_rings_put_map(struct cycs_rings *rings)
 {
-	struct cycs_rings *rings = vma->vm_private_data;
-
 	atomic_dec(&rings->maps);
 	cycs_rings_put(rings);
+}
+
+static void cycs_vm_open(struct vm_area_struct *vma)
+{
+	cycs_rings_get_map(vma->vm_private_data);
+}
+
+static void cycs_vm_close(struct vm_area_struct *vma)
+{
+	cycs_rings_put_map(vma->vm_private_data);
 }
 
 /*
@@ -209,11 +223,22 @@ static const struct vm_operations_struct cycs_vm_ops = {
 
 /**
  * cycs_rings_mmap - map the whole ring area into @vma
- * @rings: the session's rings
+ * @rings: the session's rings, with a reference of cycs_rings_get_map()
+ *	   that the VMA keeps on success
  * @vma: the new mapping, checked here
  *
  * Each page is inserted on its own so that it gets its own protection: ring
  * headers as the mapping asked, everything else read-only.
+ *
+ * Not remap_vmalloc_range(), the usual way to map vmalloc_user() memory: it
+ * maps every page with the VMA's one protection, so a PROT_WRITE mapping
+ * would make data and control pages writable, and it inserts them as
+ * ordinary pages (VM_MIXEDMAP).  A write-protected ordinary page in a shared
+ * mapping faults into ->page_mkwrite(), whose core expects a page of a file
+ * (page->mapping) and retries forever without one; vmalloc pages have
+ * none.  A PFN mapping faults into ->pfn_mkwrite() instead, which can say
+ * yes or SIGBUS per page.  perf maps its own ring buffers the same way, for
+ * the same reasons (kernel/events/core.c, map_range() in 7.x).
  */
 int cycs_rings_mmap(struct cycs_rings *rings, struct vm_area_struct *vma)
 {
@@ -244,7 +269,6 @@ int cycs_rings_mmap(struct cycs_rings *rings, struct vm_area_struct *vma)
 	/* Only now: a failed mmap must not call our close(). */
 	vma->vm_private_data = rings;
 	vma->vm_ops = &cycs_vm_ops;
-	cycs_vm_open(vma);
 	return 0;
 }
 

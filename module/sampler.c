@@ -105,7 +105,7 @@ static u32 cycs_build_sample(struct cycs_session *s, struct cycs_scratch *sc,
 	 */
 	if (s->event_sw)
 		flags |= CYCSAMPLE_SAMPLE_SW_CLOCK;
-	if (READ_ONCE(event->hw.interrupts) == CYCS_MAX_INTERRUPTS)
+	if (cycs_event_throttled(event))
 		flags |= CYCSAMPLE_SAMPLE_THROTTLED;
 	/*
 	 * Only an NMI can interrupt code that runs with interrupts masked: an
@@ -173,7 +173,7 @@ void cycs_overflow(struct perf_event *event, struct perf_sample_data *data, stru
 		this_cpu_inc(s->stats->dropped_kernel);
 		goto out_cost;
 	}
-	if (READ_ONCE(event->hw.interrupts) == CYCS_MAX_INTERRUPTS)
+	if (cycs_event_throttled(event))
 		this_cpu_inc(s->stats->throttled);
 
 	r = s->rings->by_cpu[smp_processor_id()];

@@ -63,6 +63,7 @@ struct cycs_session *cycs_session_create(struct file *file, bool privileged, boo
 		goto out_free_stats;
 
 	mutex_init(&s->lock);
+	spin_lock_init(&s->rings_lock);
 	s->state = CYCSAMPLE_STATE_OPEN;
 	s->privileged = privileged;
 	s->counted = counted;
@@ -178,6 +179,50 @@ out_put_pid:
 	return ERR_PTR(err);
 }
 
+/* ---- the rings and mmap() ---------------------------------------------- */
+
+/*
+ * Install *@rings unless the current rings are mapped (or being mapped);
+ * on success *@rings is the old rings, to be put.  s->lock held.
+ */
+static bool cycs_session_swap_rings(struct cycs_session *s, struct cycs_rings **rings)
+{
+	struct cycs_rings *old;
+	bool busy;
+
+	spin_lock(&s->rings_lock);
+	old = s->rings;
+	busy = old && cycs_rings_mapped(old);
+	if (!busy)
+		s->rings = *rings;
+	spin_unlock(&s->rings_lock);
+	if (!busy)
+		*rings = old;
+	return !busy;
+}
+
+/**
+ * cycs_session_map_rings - the rings for mmap(), with a mapping reference
+ * @s: the session
+ *
+ * Without s->lock: mmap() runs under mmap_lock, and START holds s->lock
+ * while perf takes its ctx->mutex, which perf orders before mmap_lock.
+ *
+ * Return: the rings, to be put with cycs_rings_put_map(), or NULL before
+ * CONFIGURE.
+ */
+struct cycs_rings *cycs_session_map_rings(struct cycs_session *s)
+{
+	struct cycs_rings *rings;
+
+	spin_lock(&s->rings_lock);
+	rings = s->rings;
+	if (rings)
+		cycs_rings_get_map(rings);
+	spin_unlock(&s->rings_lock);
+	return rings;
+}
+
 /* ---- ioctls ------------------------------------------------------------ */
 
 /**
@@ -217,9 +262,13 @@ int cycs_session_configure(struct cycs_session *s, struct cycsample_config *cfg)
 		err = PTR_ERR(rings);
 		goto out_put_pid;
 	}
-
-	cycs_rings_put(s->rings);
-	s->rings = rings;
+	/* mmap() does not take s->lock: it may have mapped the old rings since */
+	if (!cycs_session_swap_rings(s, &rings)) {
+		cycs_rings_put(rings);
+		err = -EBUSY;
+		goto out_put_pid;
+	}
+	cycs_rings_put(rings); /* the old ones */
 	put_pid(s->target_pid);
 	s->target_pid = pid;
 	s->cfg = *cfg;

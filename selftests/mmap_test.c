@@ -3,11 +3,14 @@
  * Rules of the session mapping: MAP_SHARED only, exact length, offset 0, no
  * PROT_EXEC, read-only data and control pages (SIGBUS on write), a writable
  * data_tail, no split, no mremap, not inherited by fork, alive after close;
- * and a control page that agrees with INFO and the documented layout.
+ * a control page that agrees with INFO and the documented layout; and an
+ * mmap() that takes no lock START holds while perf takes its own.
  */
 #include "kselftest_harness.h"
 
+#include <linux/perf_event.h>
 #include <signal.h>
+#include <sys/syscall.h>
 
 #include "cycsample_test_lib.h"
 
@@ -365,6 +368,54 @@ TEST_F(mmap, madvise_dontneed_loses_nothing)
 		EXPECT_EQ(EINVAL, errno);
 	EXPECT_EQ(CYCSAMPLE_MAGIC, ctl->magic);
 	EXPECT_EQ(self->info.nr_rings, ctl->nr_rings);
+}
+
+/*
+ * The lock order perf documents is ctx->mutex before mmap_lock (reading a
+ * perf event copies to user memory under ctx->mutex).  START holds the
+ * session lock while perf takes ctx->mutex; so mmap(), which runs under
+ * mmap_lock, must not take the session lock, or the three make a cycle.
+ * This does all three in one boot, so that a lockdep kernel that has seen
+ * each order reports the cycle (the guest run fails on the report); other
+ * kernels only see the calls succeed.
+ */
+TEST_F(mmap, mmap_start_and_a_perf_read_keep_perfs_lock_order)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_TASK_CLOCK,
+	};
+	struct cycsample_config cfg;
+	struct cs_session s;
+	pid_t child;
+	__u64 *buf;
+	int pfd;
+
+	MMAP_BEGIN();
+	child = cs_spawn_spinner();
+	ASSERT_LT(0, child);
+	cs_config_init(&cfg, CYCSAMPLE_TARGET_PID, child);
+	/* mmap_lock, then whatever mmap() takes */
+	CS_ASSERT_SESSION(&s, &cfg);
+	/* the session lock, then perf's ctx->mutex */
+	ASSERT_EQ(0, cs_start(s.fd));
+	/* ctx->mutex, then mmap_lock: a read into a page not yet faulted in */
+	pfd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+	if (pfd >= 0) {
+		buf = mmap(NULL, self->page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			   -1, 0);
+		ASSERT_NE(MAP_FAILED, buf);
+		EXPECT_EQ(sizeof(*buf), read(pfd, buf, sizeof(*buf)));
+		munmap(buf, self->page);
+		close(pfd);
+	} else {
+		TH_LOG("perf_event_open: %s: only two of the three orders exercised",
+		       strerror(errno));
+	}
+	EXPECT_EQ(0, cs_stop(s.fd));
+	cs_session_close(&s);
+	cs_kill(child);
 }
 
 /* Map a fresh session the SIGBUS tests can write to; NULL on failure. */

@@ -589,6 +589,9 @@ void res_stack(struct resolver *r, const struct rec_sample *v, struct stack *st)
 		push_kernel(r, st, v->kframes[i], !first);
 		first = false;
 	}
+	/* in the kernel, chain withheld (REGS_HIDDEN: pc 0 gives "[kernel]") */
+	if (!s->nr_kernel && (s->flags & CYCSAMPLE_SAMPLE_KERNEL))
+		push_kernel(r, st, s->pc, false);
 	first = true;
 	for (i = 0; i < s->nr_user; i++) {
 		if (rec_frame_is_marker(v->uframes[i]) || (!v->uframes[i] && !first))
