@@ -43,7 +43,7 @@ int cycs_policy_open(bool *privileged)
 	*privileged = perfmon_capable();
 	if (!*privileged && !READ_ONCE(cycs_unprivileged))
 		return -EACCES;
-	if (capable(CAP_SYS_ADMIN))
+	if (ns_capable_noaudit(&init_user_ns, CAP_SYS_ADMIN))
 		return 0;
 	cycs_sysctls_read(BIT(CYCS_SYSCTL_PARANOID), &sc);
 	return cycs_paranoid_any(sc.val[CYCS_SYSCTL_PARANOID]) ? -EACCES : 0;
@@ -82,7 +82,7 @@ static bool cycs_same_ids(const struct cred *me, const struct cred *tc)
  * is not exported).  Called for every thread of a target; does not sleep,
  * so callers may hold s->lock or the target's exec_update_lock.
  *
- * Return: 0 or -EACCES.
+ * Return: 0, -EACCES, or -ESRCH for a thread that is exiting.
  */
 int cycs_may_profile(struct cycs_session *s, struct task_struct *task)
 {
@@ -92,6 +92,9 @@ int cycs_may_profile(struct cycs_session *s, struct task_struct *task)
 
 	if (s->privileged)
 		return 0;
+	/* on its way out: no counter can go there, and its memory may be gone */
+	if (READ_ONCE(task->flags) & PF_EXITING)
+		return -ESRCH;
 	if (task->flags & PF_KTHREAD)
 		return -EACCES;
 	if (task_active_pid_ns(task) != task_active_pid_ns(current))
@@ -114,18 +117,31 @@ int cycs_may_profile(struct cycs_session *s, struct task_struct *task)
  *
  * A thread may carry other credentials than its leader (setresuid() issued
  * as a raw system call changes one thread only), so each is checked.
+ * Exiting threads are left out: they can take no counter.
+ *
+ * Return: 0, -EACCES, or -ESRCH when every thread is exiting.
  */
 int cycs_may_profile_group(struct cycs_session *s, struct task_struct *leader)
 {
 	struct task_struct *t;
-	int err = 0;
+	int err = -ESRCH;
 
+	if (s->privileged)
+		return 0;
 	rcu_read_lock();
 	for_each_thread(leader, t) {
-		err = cycs_may_profile(s, t);
-		if (err)
+		switch (cycs_may_profile(s, t)) {
+		case 0:
+			err = 0;
 			break;
+		case -ESRCH:
+			break;
+		default:
+			err = -EACCES;
+			goto out_unlock;
+		}
 	}
+out_unlock:
 	rcu_read_unlock();
 	return err;
 }
@@ -181,7 +197,7 @@ static int cycs_check_config_as_opener(struct cycs_session *s, struct cycsample_
 	int err;
 
 	/* Debian's level 3 may have been set since open() */
-	if (cycs_paranoid_any(paranoid) && !capable(CAP_SYS_ADMIN))
+	if (cycs_paranoid_any(paranoid) && !ns_capable_noaudit(&init_user_ns, CAP_SYS_ADMIN))
 		return -EACCES;
 	if (!s->privileged) {
 		err = cycs_check_unprivileged(cfg);
