@@ -353,7 +353,9 @@ static void emit_frame(FILE *out, const struct ftree *t, const struct fnode *n, 
 	double scale = (double)(SVG_WIDTH - 2 * SVG_PAD) / (total ? total : 1);
 	double x = SVG_PAD + n->x * scale, w = n->count * scale;
 	int y = height - SVG_BOTTOM - (int)(n->depth + 1) * SVG_FRAME_H;
-	int max = (int)((w - 6) / SVG_CHAR_W);
+	/* a hostile capture's periods can make w anything: clamp before the int */
+	double chars = (w - 6) / SVG_CHAR_W;
+	int max = chars > 0 ? (int)MIN(chars, (double)SVG_WIDTH) : 0;
 	size_t len = strlen(name);
 	char color[32];
 

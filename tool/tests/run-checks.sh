@@ -173,6 +173,8 @@ result $rc "command line ($(grep -c '^ok' "$out/cli.log") checks)" "$out/cli.log
 if [ -x "$out/fuzz/fuzz_capture" ] && [ -x "$out/fuzz/fuzz_elf" ]; then
 	mkdir -p "$out/fuzz/corpus-capture" "$out/fuzz/corpus-elf"
 	cp "$gdir/synth.cyc" "$out/fuzz/corpus-capture/"
+	# inputs the fuzzers once found a bug with: every run starts from them
+	cp "$here"/fuzz-seeds/capture-* "$out/fuzz/corpus-capture/"
 	# a capture with symbols, source lines and inline frames of a real binary
 	gcc -O2 -g -I"$here/fixtures" "$here/fixtures/fx_inline.c" -o "$out/fuzz/fx_inline"
 	"$out/tests/mkcapture" --elf "$out/fuzz/fx_inline" "$out/fuzz/corpus-capture/lines.cyc"
