@@ -65,6 +65,16 @@ bool cycs_arch_irqs_masked(struct pt_regs *regs)
 	return !interrupts_enabled(regs);
 }
 
+/*
+ * With interrupts masked the sample may sit inside a context switch, where
+ * current and the user address space disagree, and copy_from_user_nofault()
+ * would read whichever is loaded: another process's memory.
+ */
+bool cycs_arch_user_chain_unsafe(struct pt_regs *regs)
+{
+	return cycs_arch_irqs_masked(regs);
+}
+
 static unsigned int cycs_chain64(struct pt_regs *uregs, u64 *out, unsigned int n, unsigned int max,
 				 u32 *flags)
 {

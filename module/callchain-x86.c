@@ -32,8 +32,18 @@ void cycs_arch_sample_regs(struct cycsample_sample *smp, struct pt_regs *regs)
 	smp->lr = 0;
 }
 
-/* copy_from_user_nmi() already refuses a foreign address space. */
+/* Interrupts masked at the sample: only the PMU's NMI sees such code. */
 bool cycs_arch_irqs_masked(struct pt_regs *regs)
+{
+	return !(regs->flags & X86_EFLAGS_IF);
+}
+
+/*
+ * Inside a context switch current and the loaded address space may
+ * disagree, but copy_from_user_nmi() refuses a foreign address space
+ * (nmi_uaccess_okay()), so the user chain stays safe to read.
+ */
+bool cycs_arch_user_chain_unsafe(struct pt_regs *regs)
 {
 	return false;
 }

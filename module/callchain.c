@@ -69,11 +69,14 @@ struct pt_regs *cycs_user_regs(struct pt_regs *regs)
 	if (!current->mm || (current->flags & CYCS_PF_NO_USER))
 		return NULL;
 	/*
-	 * With interrupts masked the sample may sit inside a context switch,
-	 * where current and the user address space disagree; reading "its"
-	 * user stack could read another process's memory.
+	 * Inside execve() the saved user registers are the old program's (with
+	 * ENABLE_ON_EXEC, the reader's own child) and the address space may
+	 * already be the new one: neither chain nor registers would be true.
 	 */
-	if (cycs_arch_irqs_masked(regs))
+	if (cycs_in_execve(current))
+		return NULL;
+	/* inside a context switch, on an architecture where that matters */
+	if (cycs_arch_user_chain_unsafe(regs))
 		return NULL;
 	return task_pt_regs(current);
 }

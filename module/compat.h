@@ -20,6 +20,7 @@
 #include <linux/sched/task.h>
 #include <linux/capability.h>
 #include <linux/perf_event.h>
+#include <linux/sched/signal.h>
 #include <linux/sched/user.h>
 
 /*
@@ -89,6 +90,67 @@ static inline bool cycs_event_has_child(struct perf_event *event, struct task_st
 	mutex_unlock(&event->child_mutex);
 	return found;
 }
+
+/*
+ * The copies of an inherited counter, one per thread or child process that
+ * inherited it: perf keeps them on parent->child_list under
+ * parent->child_mutex (caller holds it).  Not an exported interface; the
+ * same from 5.10 to 7.3.
+ */
+#define cycs_for_each_child(child, event) \
+	list_for_each_entry(child, &(event)->child_list, child_list)
+
+static inline unsigned int cycs_nr_children(struct perf_event *event)
+{
+	struct perf_event *child;
+	unsigned int n = 0;
+
+	cycs_for_each_child(child, event)
+		n++;
+	return n;
+}
+
+/*
+ * The task a task counter counts in: its context's (event->ctx->task), not
+ * the one it was created for, because perf's context switch optimisation
+ * swaps whole contexts between a thread and its clones.  TASK_TOMBSTONE
+ * once the task has exited.
+ */
+static inline const struct task_struct *cycs_event_task(struct perf_event *event)
+{
+	return READ_ONCE(event->ctx->task);
+}
+
+/*
+ * The task is inside execve(): its user registers are still the old
+ * program's while its address space may already be the new one's.  The
+ * in_execve bit of task_struct, the same from 5.10 to 7.3.
+ */
+static inline bool cycs_in_execve(struct task_struct *task)
+{
+	return task->in_execve;
+}
+
+/*
+ * PERF_PMU_CAP_EXTENDED_HW_TYPE (5.13): the generic cycles event aimed at
+ * one PMU with config = type << PERF_PMU_TYPE_SHIFT.  x86 hybrid PMUs have
+ * it since 5.13, arm_pmu since 6.6 (absent from 6.1's drivers/perf/arm_pmu.c).
+ */
+#ifdef PERF_PMU_CAP_EXTENDED_HW_TYPE
+#define CYCS_PMU_CAP_EXTENDED_HW_TYPE PERF_PMU_CAP_EXTENDED_HW_TYPE
+#else
+#define CYCS_PMU_CAP_EXTENDED_HW_TYPE 0
+#define PERF_PMU_TYPE_SHIFT 32
+#endif
+
+/*
+ * Without it, an arm64 PMU is asked for its own raw CPU_CYCLES event, the
+ * architectural 0x11 of PMUv3 (ARMV8_PMUV3_PERFCTR_CPU_CYCLES, in
+ * asm/perf_event.h up to 6.1 and in linux/perf/arm_pmuv3.h from 6.6 on).
+ */
+#ifdef CONFIG_ARM64
+#define CYCS_RAW_CPU_CYCLES 0x11
+#endif
 
 /*
  * PF_USER_WORKER (6.4) marks kernel threads cloned from a user thread

@@ -2,16 +2,14 @@
 /*
  * cycsample - the perf kernel counters behind a session.
  *
- * PID and TID targets get per-task counters (cpu = -1): they count only
- * while the target runs, so an idle target costs other CPUs nothing, and
- * for a PID target attr.inherit makes perf clone the counter into every
- * thread and child created later, with our handler and context.  The CPUS
- * target gets one counter per online CPU, created from the module's cpuhp
- * state so CPUs going offline and online are followed.
- *
- * The event is hardware cycles when the PMU can deliver overflow
- * interrupts, else the software clock (task-clock for tasks, cpu-clock for
- * CPUs) with the cycle period turned into nanoseconds at fallback_mhz.
+ * PID and TID targets get per-task counters (cpu = -1), one per slot: one
+ * for each core PMU of the session's list (pmus.c), and one software clock
+ * for the CPUs of PMUs that cannot sample.  They count only while the
+ * target runs, so an idle target costs other CPUs nothing, and for a PID
+ * target attr.inherit makes perf copy every counter into each thread and
+ * child created later, with our handler and context.  The CPUS target gets
+ * one counter per online CPU, created from the module's cpuhp state so CPUs
+ * going offline and online are followed.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -20,8 +18,9 @@
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/cpuhotplug.h>
+#include <linux/hash.h>
+#include <linux/log2.h>
 #include <linux/slab.h>
-#include <linux/string.h>
 #include <linux/math64.h>
 
 #include "cycsample.h"
@@ -30,158 +29,171 @@
 /* Give up when threads keep appearing faster than we can attach. */
 #define CYCS_MAX_SCAN_ROUNDS 64
 
-static void cycs_fill_attr(struct cycs_session *s, struct perf_event_attr *attr, bool sw,
-			   bool cpu_wide)
+/* ---- which task has which slot ----------------------------------------- */
+
+/*
+ * The (task, slot) pairs that already have a counter, direct or inherited:
+ * an open-addressing hash set, rebuilt for each scan of the thread group so
+ * that a scan costs O(threads + counters), not O(threads^2).
+ */
+struct cycs_cover_key {
+	const struct task_struct *task;
+	unsigned long slot;
+};
+
+struct cycs_cover {
+	struct cycs_cover_key *keys;
+	unsigned int bits;
+};
+
+static unsigned int cycs_cover_hash(const struct cycs_cover *c, const struct task_struct *task,
+				    unsigned int slot)
 {
-	memset(attr, 0, sizeof(*attr));
-	attr->size = sizeof(*attr);
-	if (sw) {
-		attr->type = PERF_TYPE_SOFTWARE;
-		attr->config = cpu_wide ? PERF_COUNT_SW_CPU_CLOCK : PERF_COUNT_SW_TASK_CLOCK;
-	} else {
-		attr->type = PERF_TYPE_HARDWARE;
-		attr->config = PERF_COUNT_HW_CPU_CYCLES;
-	}
-	if (s->cfg.flags & CYCSAMPLE_CFG_FREQ) {
-		attr->freq = 1;
-		attr->sample_freq = s->cfg.sample_period;
-	} else {
-		attr->sample_period = sw ? s->clock_period_ns : s->cfg.sample_period;
-	}
-	attr->disabled = 1; /* enabled once stored where stop() finds it */
-	attr->exclude_hv = 1;
-	/* never exclude_idle: the arm64 PMU refuses it with -EOPNOTSUPP */
-	attr->exclude_kernel = !!(s->cfg.flags & CYCSAMPLE_CFG_USER_ONLY);
-	attr->inherit = s->cfg.target_type == CYCSAMPLE_TARGET_PID;
+	return hash_long((unsigned long)task ^ slot, c->bits);
 }
 
-static struct perf_event *cycs_create_one(struct cycs_session *s, int cpu, struct task_struct *task,
-					  bool sw)
+/* Room for @n pairs, the table at most half full. */
+static int cycs_cover_alloc(struct cycs_cover *c, unsigned int n)
 {
-	struct perf_event_attr attr;
-
-	cycs_fill_attr(s, &attr, sw, !task);
-	return perf_event_create_kernel_counter(&attr, cpu, task, cycs_overflow, s);
+	c->bits = ilog2(max(n, 8U)) + 2;
+	c->keys = kvcalloc(1UL << c->bits, sizeof(*c->keys), GFP_KERNEL);
+	return c->keys ? 0 : -ENOMEM;
 }
 
-static void cycs_note_event(struct cycs_session *s, struct perf_event *event, bool sw)
+static void cycs_cover_free(struct cycs_cover *c)
 {
-	s->event_decided = true;
-	s->event_sw = sw;
-	if (!sw)
-		s->event_kind = CYCSAMPLE_EVENT_HW_CYCLES;
-	else if (s->cfg.target_type == CYCSAMPLE_TARGET_CPUS)
-		s->event_kind = CYCSAMPLE_EVENT_SW_CPU_CLOCK;
-	else
-		s->event_kind = CYCSAMPLE_EVENT_SW_TASK_CLOCK;
-	/* perf's clock PMUs have no name in older kernels: use perf's event names */
-	if (event->pmu->name)
-		strscpy(s->pmu_name, event->pmu->name, sizeof(s->pmu_name));
-	else
-		strscpy(s->pmu_name,
-			event->attr.config == PERF_COUNT_SW_CPU_CLOCK ? "cpu-clock" : "task-clock",
-			sizeof(s->pmu_name));
+	kvfree(c->keys);
+	c->keys = NULL;
 }
 
-static u32 cycs_fallback_reason(int err)
+static struct cycs_cover_key *cycs_cover_find(struct cycs_cover *c, const struct task_struct *task,
+					      unsigned int slot)
 {
-	switch (err) {
-	case -ENOENT:
-		return CYCSAMPLE_FALLBACK_NO_PMU;
-	case -EOPNOTSUPP:
-		return CYCSAMPLE_FALLBACK_UNSUPPORTED;
-	default:
-		return CYCSAMPLE_FALLBACK_OTHER;
-	}
+	unsigned int mask = (1U << c->bits) - 1, i = cycs_cover_hash(c, task, slot);
+
+	/* never full (at most half), so an empty key ends every probe */
+	while (c->keys[i].task && (c->keys[i].task != task || c->keys[i].slot != slot))
+		i = (i + 1) & mask;
+	return &c->keys[i];
 }
 
-/* Try hardware cycles; an error pointer says why they are unusable. */
-static struct perf_event *cycs_try_cycles(struct cycs_session *s, int cpu, struct task_struct *task,
-					  u32 *reason)
+static void cycs_cover_add(struct cycs_cover *c, const struct task_struct *task, unsigned int slot)
 {
-	struct perf_event *event = cycs_create_one(s, cpu, task, false);
+	struct cycs_cover_key *k = cycs_cover_find(c, task, slot);
 
-	if (IS_ERR(event)) {
-		*reason = cycs_fallback_reason(PTR_ERR(event));
-		return event;
-	}
-	/*
-	 * perf_event_open() refuses sampling on a PMU without an overflow
-	 * interrupt, perf_event_create_kernel_counter() does not: the counter
-	 * would be created and never fire.
-	 */
-	if (event->pmu->capabilities & PERF_PMU_CAP_NO_INTERRUPT) {
-		perf_event_release_kernel(event);
-		*reason = CYCSAMPLE_FALLBACK_NO_INTERRUPT;
-		return ERR_PTR(-EOPNOTSUPP);
-	}
-	return event;
+	k->task = task;
+	k->slot = slot;
+}
+
+static bool cycs_covered(struct cycs_cover *c, const struct task_struct *task, unsigned int slot)
+{
+	return cycs_cover_find(c, task, slot)->task == task;
 }
 
 /*
- * Create one counter of the session.  The first creation of a START decides
- * between cycles and the clock; the others follow that decision.
+ * Every task that counts with one of our counters, by slot.  The task of a
+ * counter is its context's: perf may swap contexts between a thread and
+ * its clones, so the original counter can end up in a clone.
  */
-static struct perf_event *cycs_create(struct cycs_session *s, int cpu, struct task_struct *task)
+static int cycs_cover_build(struct cycs_session *s, struct cycs_cover *c)
 {
-	struct perf_event *event;
-	u32 reason = CYCSAMPLE_FALLBACK_REQUESTED;
+	unsigned int children = 0, budget;
+	struct cycs_task_event *te;
+	struct perf_event *child;
+	int err;
 
-	if (s->event_decided)
-		return cycs_create_one(s, cpu, task, s->event_sw);
-
-	if (s->cfg.event == CYCSAMPLE_EVENT_CYCLES) {
-		event = cycs_try_cycles(s, cpu, task, &reason);
-		if (!IS_ERR(event)) {
-			cycs_note_event(s, event, false);
-			return event;
+	list_for_each_entry(te, &s->task_events, node) {
+		mutex_lock(&te->event->child_mutex);
+		children += cycs_nr_children(te->event);
+		mutex_unlock(&te->event->child_mutex);
+	}
+	err = cycs_cover_alloc(c, s->nr_task_events + children);
+	if (err)
+		return err;
+	/*
+	 * Copies made since we counted belong to threads cloned after the
+	 * snapshot (perf appends them): past the budget they can be left out.
+	 */
+	budget = children;
+	list_for_each_entry(te, &s->task_events, node) {
+		cycs_cover_add(c, cycs_event_task(te->event), te->slot);
+		mutex_lock(&te->event->child_mutex);
+		cycs_for_each_child(child, te->event) {
+			if (!budget)
+				break;
+			budget--;
+			cycs_cover_add(c, cycs_event_task(child), te->slot);
 		}
-		/* a vanished thread says nothing about the PMU */
-		if (PTR_ERR(event) == -ESRCH || (s->cfg.flags & CYCSAMPLE_CFG_NO_FALLBACK))
-			return event;
-		s->fallback_errno = PTR_ERR(event);
+		mutex_unlock(&te->event->child_mutex);
 	}
-
-	event = cycs_create_one(s, cpu, task, true);
-	if (!IS_ERR(event)) {
-		s->fallback_reason = reason;
-		cycs_note_event(s, event, true);
-	}
-	return event;
+	return 0;
 }
 
 /* ---- per-task counters ------------------------------------------------- */
 
-/* @task already has our counter, directly or inherited at its clone(). */
-static bool cycs_task_covered(struct cycs_session *s, struct task_struct *task)
-{
-	struct cycs_task_event *te;
-
-	list_for_each_entry(te, &s->task_events, node)
-		if (te->task == task || cycs_event_has_child(te->event, task))
-			return true;
-	return false;
-}
-
-static int cycs_attach_task(struct cycs_session *s, struct task_struct *task)
+/* 1: attached; 0: the slot's PMU fell back to the clock just now. */
+static int cycs_attach_slot(struct cycs_session *s, struct task_struct *task, unsigned int slot)
 {
 	struct cycs_task_event *te;
 	struct perf_event *event;
 
+	if (s->nr_task_events >= READ_ONCE(cycs_max_counters))
+		return -EMFILE;
 	te = kzalloc(sizeof(*te), GFP_KERNEL);
 	if (!te)
 		return -ENOMEM;
-	event = cycs_create(s, -1, task);
-	if (IS_ERR(event)) {
+	event = cycs_pmus_task_counter(s, task, slot);
+	if (IS_ERR_OR_NULL(event)) {
 		kfree(te);
-		return PTR_ERR(event);
+		return PTR_ERR_OR_ZERO(event);
 	}
 	get_task_struct(task);
 	te->task = task;
 	te->event = event;
+	te->slot = slot;
 	list_add_tail(&te->node, &s->task_events);
-	perf_event_enable(event);
-	return 0;
+	s->nr_task_events++;
+	return 1;
+}
+
+/*
+ * Give @task a counter in every wanted slot it lacks.  As perf_event_open()
+ * does, the permission check and the install happen under the target's
+ * signal->exec_update_lock, read side: begin_new_exec() holds it for
+ * writing while it commits new credentials, changes dumpability and takes
+ * perf events away, so each counter is either in place before such an exec
+ * (which then removes it) or checked against what the exec left.  The
+ * counters are created enabled, so nothing is left to do after the lock.
+ * (An rw_semaphore since 5.11, and in the 5.10 stable series this module
+ * builds for.)  Lock order: s->lock, then exec_update_lock, then perf's
+ * ctx->mutex; mmap() takes neither of the first two.
+ */
+static int cycs_attach_task(struct cycs_session *s, struct task_struct *task, struct cycs_cover *c,
+			    bool *attached)
+{
+	unsigned int slot;
+	int err;
+
+	err = down_read_killable(&task->signal->exec_update_lock);
+	if (err)
+		return err;
+	err = cycs_may_profile(s, task);
+	if (err)
+		goto out_unlock;
+	/* the clock slot last: an entry that falls back now makes it wanted */
+	for (slot = 0; slot < CYCS_NR_SLOTS; slot++) {
+		if (!cycs_pmus_slot_wanted(s, slot) || (c && cycs_covered(c, task, slot)))
+			continue;
+		err = cycs_attach_slot(s, task, slot);
+		if (err < 0)
+			break;
+		if (err)
+			*attached = true;
+		err = 0;
+	}
+out_unlock:
+	up_read(&task->signal->exec_update_lock);
+	return err;
 }
 
 /*
@@ -208,38 +220,53 @@ static unsigned int cycs_snapshot_threads(struct task_struct *leader, struct tas
 	return n;
 }
 
+/* One scan of the thread group; *attached says a counter was added. */
+static int cycs_scan_process(struct cycs_session *s, struct task_struct *leader, bool *attached,
+			     bool *more)
+{
+	unsigned int max = get_nr_threads(leader) + 16, n, i;
+	struct cycs_cover cover = {};
+	struct task_struct **tasks;
+	int err = 0;
+
+	tasks = kvmalloc_array(max, sizeof(*tasks), GFP_KERNEL);
+	if (!tasks)
+		return -ENOMEM;
+	n = cycs_snapshot_threads(leader, tasks, max, more);
+	/*
+	 * After the snapshot: a thread in it inherited at its clone, before
+	 * it joined the group, so its copies are on the lists already.
+	 */
+	err = cycs_cover_build(s, &cover);
+	for (i = 0; i < n; i++) {
+		if (!err) {
+			err = cycs_attach_task(s, tasks[i], &cover, attached);
+			if (err == -ESRCH) /* an exiting thread */
+				err = 0;
+		}
+		put_task_struct(tasks[i]);
+	}
+	cycs_cover_free(&cover);
+	kvfree(tasks);
+	return err;
+}
+
 /*
  * Attach to every thread of the process.  A thread cloned while we attach
- * either inherits the counter of the thread that cloned it (if that one
- * already had it) or shows up in the next scan; scan until a round attaches
- * nothing, so no thread is missed and none gets two counters.
+ * either inherits the counters of the thread that cloned it (if that one
+ * already had them) or shows up in the next scan; scan until a round
+ * attaches nothing, so no thread is missed and none gets two counters in a
+ * slot.
  */
 static int cycs_attach_process(struct cycs_session *s, struct task_struct *leader)
 {
-	unsigned int round, max, n, i;
-	struct task_struct **tasks;
-	bool more, attached;
-	int err = 0;
+	unsigned int round;
+	bool attached, more;
+	int err;
 
 	for (round = 0; round < CYCS_MAX_SCAN_ROUNDS; round++) {
-		max = get_nr_threads(leader) + 16;
-		tasks = kvmalloc_array(max, sizeof(*tasks), GFP_KERNEL);
-		if (!tasks)
-			return -ENOMEM;
-		n = cycs_snapshot_threads(leader, tasks, max, &more);
-
 		attached = false;
-		for (i = 0; i < n; i++) {
-			if (!err && !cycs_task_covered(s, tasks[i])) {
-				err = cycs_attach_task(s, tasks[i]);
-				if (!err)
-					attached = true;
-				else if (err == -ESRCH) /* exiting thread */
-					err = 0;
-			}
-			put_task_struct(tasks[i]);
-		}
-		kvfree(tasks);
+		err = cycs_scan_process(s, leader, &attached, &more);
 		if (err)
 			return err;
 		if (!attached && !more)
@@ -251,10 +278,15 @@ static int cycs_attach_process(struct cycs_session *s, struct task_struct *leade
 static int cycs_start_tasks(struct cycs_session *s)
 {
 	struct task_struct *task = s->target_task;
+	bool attached = false;
+	int err;
 
-	if (s->cfg.target_type == CYCSAMPLE_TARGET_TID)
-		return cycs_attach_task(s, task);
-	return cycs_attach_process(s, task);
+	if (s->cfg.target_type == CYCSAMPLE_TARGET_PID)
+		return cycs_attach_process(s, task);
+	err = cycs_attach_task(s, task, NULL, &attached);
+	if (!err && !attached)
+		err = -ESRCH;
+	return err;
 }
 
 static void cycs_stop_tasks(struct cycs_session *s)
@@ -262,27 +294,29 @@ static void cycs_stop_tasks(struct cycs_session *s)
 	struct cycs_task_event *te, *tmp;
 
 	list_for_each_entry_safe(te, tmp, &s->task_events, node) {
-		/* also frees the inherited children; no handler runs after it */
+		/* also frees the inherited copies; no handler runs after it */
 		perf_event_release_kernel(te->event);
 		put_task_struct(te->task);
 		list_del(&te->node);
 		kfree(te);
 	}
+	s->nr_task_events = 0;
 }
 
 /**
- * cycs_counters_detached - has the kernel taken every task counter away?
+ * cycs_counters_ended - is there nothing left to sample?
  * @s: a running PID or TID session; s->lock held
  *
- * An exec that leaves the process not dumpable (a setuid program) makes the
- * kernel detach every perf event of the thread that ran it, ours included,
- * whoever opened them (begin_new_exec() calls perf_event_exit_task()).  The
- * target lives on but will never be sampled again, so the session should
- * end as it does when the target exits.  A detached counter is in state
- * EXIT; one whose thread exited while copies inherited from it still count
- * in later threads has children, and those keep the session alive.
+ * A process session lives while any of its threads, or any child process
+ * forked after START, still counts: the inherited copies of our counters
+ * are on their lists until their task exits.  A counter whose task exited
+ * is in state EXIT, and so is one the kernel took away: an exec that
+ * leaves the process not dumpable (a setuid program) detaches every perf
+ * event of the thread that ran it, ours included (begin_new_exec() calls
+ * perf_event_exit_task()); the target then lives on but will never be
+ * sampled again.  Either way the session should end.
  */
-bool cycs_counters_detached(struct cycs_session *s)
+bool cycs_counters_ended(struct cycs_session *s)
 {
 	struct cycs_task_event *te;
 
@@ -302,14 +336,14 @@ bool cycs_counters_detached(struct cycs_session *s)
  * for hotplug and for cpuhp_state_add_instance(); perf's CPU-wide
  * permission check sees that thread's credentials, ours were checked at
  * CONFIGURE.  Hotplug serializes them, so they may update the session's
- * event decision without s->lock (which START holds while adding us).
+ * PMU list without s->lock (which START holds while adding us).
  */
 int cycs_cpu_online(unsigned int cpu, struct hlist_node *node)
 {
 	struct cycs_session *s = hlist_entry(node, struct cycs_session, cpuhp_node);
 	struct perf_event *event;
 
-	event = cycs_create(s, cpu, NULL);
+	event = cycs_pmus_cpu_counter(s, cpu);
 	if (IS_ERR(event)) {
 		if (s->cpuhp_starting)
 			return PTR_ERR(event);
@@ -356,6 +390,19 @@ static void cycs_stop_cpus(struct cycs_session *s)
 
 /* ---- start/stop -------------------------------------------------------- */
 
+/* What START needs besides the counters; kept until the session goes. */
+static int cycs_counters_alloc(struct cycs_session *s)
+{
+	if (!s->pmu_of_cpu) {
+		s->pmu_of_cpu = kcalloc(nr_cpu_ids, sizeof(*s->pmu_of_cpu), GFP_KERNEL);
+		if (!s->pmu_of_cpu)
+			return -ENOMEM;
+	}
+	if (s->cfg.target_type == CYCSAMPLE_TARGET_CPUS)
+		return 0;
+	return cycs_exec_ids_start(s);
+}
+
 /**
  * cycs_counters_start - create and enable the session's counters
  * @s: the session
@@ -367,12 +414,6 @@ int cycs_counters_start(struct cycs_session *s)
 {
 	int err;
 
-	s->event_decided = false;
-	s->event_sw = false;
-	s->event_kind = 0;
-	s->fallback_reason = CYCSAMPLE_FALLBACK_NONE;
-	s->fallback_errno = 0;
-	s->pmu_name[0] = '\0';
 	s->clock_period_ns = 0;
 	if (!(s->cfg.flags & CYCSAMPLE_CFG_FREQ)) {
 		u32 mhz = max(READ_ONCE(cycs_fallback_mhz), 1U);
@@ -381,6 +422,11 @@ int cycs_counters_start(struct cycs_session *s)
 		s->clock_period_ns = max_t(u64, div_u64(s->cfg.sample_period * 1000, mhz), 1);
 	}
 
+	err = cycs_counters_alloc(s);
+	if (!err)
+		err = cycs_pmus_start(s);
+	if (err)
+		return err;
 	/*
 	 * The handler writes nothing until every counter is in place: a START
 	 * that fails half way (a thread that could not get its counter) must
@@ -394,7 +440,7 @@ int cycs_counters_start(struct cycs_session *s)
 		cycs_counters_stop(s);
 	else
 		WRITE_ONCE(s->active, true);
-	if (s->event_decided && !s->event_sw)
+	if (!cycs_pmus_slot_wanted(s, CYCS_CLOCK_SLOT) && !s->clock_pmu)
 		s->clock_period_ns = 0;
 	return err;
 }
@@ -410,4 +456,13 @@ void cycs_counters_stop(struct cycs_session *s)
 	WRITE_ONCE(s->active, false);
 	cycs_stop_tasks(s);
 	cycs_stop_cpus(s);
+}
+
+/* Free what cycs_counters_start() kept; the counters are gone. */
+void cycs_counters_free(struct cycs_session *s)
+{
+	kfree(s->pmu_of_cpu);
+	s->pmu_of_cpu = NULL;
+	kvfree(s->exec_ids);
+	s->exec_ids = NULL;
 }

@@ -9,7 +9,9 @@
  *             frequency, kernel addresses
  * limits.c    what one user may hold: sessions, ring memory (as perf_mmap())
  * sysctl.c    the perf and kallsyms sysctls the kernel does not export
- * counters.c  perf kernel counters (per task or per CPU) and the fallback
+ * pmus.c      the core PMUs of a session: which one covers each CPU, with
+ *             which event, and the software clock where one cannot sample
+ * counters.c  perf kernel counters: per task (the attach loop) or per CPU
  * ring.c      ring memory, the mapping, the producer side, wakeups
  * sampler.c   the overflow handler and the records it writes
  * callchain*.c kernel and user callchains, register capture per architecture
@@ -34,6 +36,7 @@ extern unsigned int cycs_max_sessions;
 extern bool cycs_unprivileged;
 extern unsigned long cycs_unpriv_min_period;
 extern unsigned int cycs_fallback_mhz;
+extern unsigned int cycs_max_counters;
 extern int cycs_cpuhp_state;
 
 /* Enough unwinder entries for the handler's own frames plus a full chain. */
@@ -161,14 +164,66 @@ struct cycs_stats {
 	u64 cost_total;
 	u64 cost_count;
 	u64 cost_hist[CYCSAMPLE_COST_BUCKETS];
+	u64 pmu_samples[CYCSAMPLE_MAX_PMUS];
+	u64 last_exec; /* see cycs_check_exec() */
 };
+
+/*
+ * Counter slots of a task: one per entry of the PMU list (those that count
+ * cycles), and one for the software clock that covers the CPUs of the
+ * others.
+ */
+#define CYCS_CLOCK_SLOT CYCSAMPLE_MAX_PMUS
+#define CYCS_NR_SLOTS (CYCSAMPLE_MAX_PMUS + 1)
 
 /* A counter attached directly to one thread of a PID or TID target. */
 struct cycs_task_event {
 	struct list_head node;
 	struct perf_event *event;
 	struct task_struct *task; /* referenced until the counter goes */
+	unsigned int slot;
 };
+
+/* s->pmu_of_cpu[cpu] before any PMU covers that CPU */
+#define CYCS_NO_PMU 0xff
+
+/**
+ * struct cycs_pmu - one entry of a session's PMU list (INFO's pmus[])
+ * @pmu:	the perf PMU, only ever compared with event->pmu; NULL for
+ *		the entry of CPUs that have no PMU that can count cycles
+ * @name:	the PMU's name, or the software clock's
+ * @type:	the PMU's perf type, 0 without one
+ * @caps:	its capabilities, as found at START
+ * @attr_type:	perf_event_attr.type of its counters
+ * @config:	perf_event_attr.config of its counters
+ * @decided:	the first counter of this START chose cycles or the clock
+ * @sw:		its CPUs are on the software clock
+ * @event_kind:	enum cycsample_event in use
+ * @fallback_reason: enum cycsample_fallback
+ * @fallback_errno: the PMU's error when it was not used
+ */
+struct cycs_pmu {
+	const struct pmu *pmu;
+	char name[32];
+	u32 type;
+	int caps;
+	u32 attr_type;
+	u64 config;
+	bool decided;
+	bool sw;
+	u32 event_kind;
+	u32 fallback_reason;
+	s32 fallback_errno;
+};
+
+/*
+ * The exec ids of the target's processes (the target, and children forked
+ * after START), so that each exec gives one EXEC record: a set-associative
+ * table of (tgid << 32 | low 32 bits of self_exec_id), lock-free for the
+ * handler.
+ */
+#define CYCS_EXEC_WAYS 4
+#define CYCS_EXEC_BUCKETS 1024
 
 /**
  * struct cycs_session - one open file of /dev/cycsample
@@ -188,15 +243,14 @@ struct cycs_task_event {
  * @target_pid:	PID/TID target, found at CONFIGURE
  * @target_task: the target (thread group leader or thread) while running
  * @target_tgid: its thread group id in the initial namespace
- * @exec_id:	last self_exec_id seen for the target; the handler cmpxchg()es it
- * @event_decided: the event kind for this START has been chosen
- * @event_sw:	the software clock is in use
- * @event_kind: enum cycsample_event in use (reported by INFO)
- * @fallback_reason: enum cycsample_fallback
- * @fallback_errno: the PMU's error when it was not used
- * @pmu_name:	the PMU driver of the counters
+ * @exec_ids:	CYCS_EXEC_BUCKETS x CYCS_EXEC_WAYS entries (PID/TID targets)
+ * @pmus:	the PMU list of this START
+ * @nr_pmus:	entries in use
+ * @pmu_of_cpu:	index in @pmus of each CPU's entry, nr_cpu_ids entries
+ * @clock_pmu:	perf's PMU of our software clock counters, once there is one
  * @clock_period_ns: software clock period, 0 for cycles or frequency mode
  * @task_events: struct cycs_task_event list (PID/TID targets)
+ * @nr_task_events: its length, at most max_counters
  * @cpu_events:	per-CPU counters (CPUS target), nr_cpu_ids entries
  * @cpuhp_node:	our instance of the module's cpuhp state
  * @cpuhp_added: @cpuhp_node is registered
@@ -221,17 +275,16 @@ struct cycs_session {
 	struct pid *target_pid;
 	struct task_struct *target_task;
 	pid_t target_tgid;
-	u64 exec_id;
+	u64 *exec_ids;
 
-	bool event_decided;
-	bool event_sw;
-	u32 event_kind;
-	u32 fallback_reason;
-	s32 fallback_errno;
-	char pmu_name[32];
+	struct cycs_pmu pmus[CYCSAMPLE_MAX_PMUS];
+	unsigned int nr_pmus;
+	u8 *pmu_of_cpu;
+	const struct pmu *clock_pmu;
 	u64 clock_period_ns;
 
 	struct list_head task_events;
+	unsigned int nr_task_events;
 	struct perf_event **cpu_events;
 	struct hlist_node cpuhp_node;
 	bool cpuhp_added;
@@ -261,17 +314,29 @@ int cycs_policy_configure(struct cycs_session *s, struct cycsample_config *cfg,
 int cycs_may_profile(struct cycs_session *s, struct task_struct *task);
 int cycs_may_profile_group(struct cycs_session *s, struct task_struct *leader);
 
+/* ---- pmus.c ------------------------------------------------------------ */
+
+int cycs_pmus_start(struct cycs_session *s);
+struct perf_event *cycs_pmus_task_counter(struct cycs_session *s, struct task_struct *task,
+					  unsigned int slot);
+bool cycs_pmus_slot_wanted(struct cycs_session *s, unsigned int slot);
+struct perf_event *cycs_pmus_cpu_counter(struct cycs_session *s, int cpu);
+void cycs_pmus_info(struct cycs_session *s, struct cycsample_info *info);
+
 /* ---- counters.c -------------------------------------------------------- */
 
 int cycs_counters_start(struct cycs_session *s);
 void cycs_counters_stop(struct cycs_session *s);
-bool cycs_counters_detached(struct cycs_session *s);
+void cycs_counters_free(struct cycs_session *s);
+bool cycs_counters_ended(struct cycs_session *s);
 int cycs_cpu_online(unsigned int cpu, struct hlist_node *node);
 int cycs_cpu_offline(unsigned int cpu, struct hlist_node *node);
 
 /* ---- sampler.c --------------------------------------------------------- */
 
 void cycs_overflow(struct perf_event *event, struct perf_sample_data *data, struct pt_regs *regs);
+int cycs_exec_ids_start(struct cycs_session *s);
+void cycs_exec_ids_purge(struct cycs_session *s);
 void cycs_emit_exit(struct cycs_session *s);
 void cycs_flush_lost(struct cycs_session *s);
 
@@ -285,6 +350,7 @@ struct pt_regs *cycs_user_regs(struct pt_regs *regs);
 extern const u8 cycs_arch;
 void cycs_arch_sample_regs(struct cycsample_sample *smp, struct pt_regs *regs);
 bool cycs_arch_irqs_masked(struct pt_regs *regs);
+bool cycs_arch_user_chain_unsafe(struct pt_regs *regs);
 bool cycs_arch_compat(struct pt_regs *uregs);
 unsigned int cycs_arch_user_chain(struct pt_regs *uregs, u64 *out, unsigned int max, u32 *flags);
 unsigned int cycs_arch_user_regs(struct pt_regs *uregs, u64 *out);

@@ -14,6 +14,7 @@
 #include <linux/mm.h>
 #include <linux/log2.h>
 #include <linux/cred.h>
+#include <linux/slab.h>
 
 #include "cycsample.h"
 
@@ -64,7 +65,8 @@ static int cycs_check_config(struct cycsample_config *cfg)
 	case CYCSAMPLE_TARGET_TID:
 		break;
 	case CYCSAMPLE_TARGET_CPUS:
-		if (cfg->target)
+		/* a CPU has no exec to wait for */
+		if (cfg->target || (cfg->flags & CYCSAMPLE_CFG_ENABLE_ON_EXEC))
 			return -EINVAL;
 		break;
 	default:
@@ -127,21 +129,27 @@ static long cycs_ioctl_configure(struct cycs_session *s, void __user *uarg)
 
 static long cycs_ioctl_info(struct cycs_session *s, void __user *uarg)
 {
-	struct cycsample_info info = {};
+	struct cycsample_info *info;
+	long err = 0;
 	u32 usize;
 
 	if (get_user(usize, (u32 __user *)uarg))
 		return -EFAULT;
 	if (usize < 8)
 		return -EINVAL;
-	cycs_session_info(s, &info);
+	/* about 2 KiB with the PMU list: not for the stack */
+	info = kzalloc(sizeof(*info), GFP_KERNEL);
+	if (!info)
+		return -ENOMEM;
+	cycs_session_info(s, info);
 
 	/* outside s->lock, as every user copy: s->lock stays out of mmap_lock's way */
-	if (copy_to_user(uarg, &info, min_t(size_t, usize, sizeof(info))))
-		return -EFAULT;
-	if (usize > sizeof(info) && clear_user(uarg + sizeof(info), usize - sizeof(info)))
-		return -EFAULT;
-	return 0;
+	if (copy_to_user(uarg, info, min_t(size_t, usize, sizeof(*info))))
+		err = -EFAULT;
+	else if (usize > sizeof(*info) && clear_user(uarg + sizeof(*info), usize - sizeof(*info)))
+		err = -EFAULT;
+	kfree(info);
+	return err;
 }
 
 /*

@@ -37,6 +37,11 @@ unsigned int cycs_fallback_mhz = 1000;
 module_param_named(fallback_mhz, cycs_fallback_mhz, uint, 0644);
 MODULE_PARM_DESC(fallback_mhz, "Cycles per microsecond for software-clock periods (default 1000)");
 
+unsigned int cycs_max_counters = 8192;
+module_param_named(max_counters, cycs_max_counters, uint, 0644);
+MODULE_PARM_DESC(max_counters,
+		 "Counters a session may attach to threads, threads x PMUs (default 8192)");
+
 /*
  * The mode devtmpfs gives the node when misc_register() creates it.  Its
  * group, and any later change, are udev's (udev/60-cycsample.rules): udev

@@ -7,13 +7,22 @@
  * pseudo-NMI).  So: no locks, no allocation, no printk, bounded loops.  A
  * record is built in a per-CPU scratch buffer, every byte written, then
  * copied into the ring of the CPU it runs on.
+ *
+ * Records carry CLOCK_MONOTONIC nanoseconds from ktime_get_mono_fast_ns(),
+ * the NMI-safe reader of that clock (perf's own -k CLOCK_MONOTONIC), so a
+ * sample lines up with the target's clock_gettime() and with its logs.
  */
 #include <linux/perf_event.h>
 #include <linux/sched.h>
-#include <linux/sched/clock.h>
+#include <linux/sched/signal.h>
+#include <linux/pid.h>
+#include <linux/pid_namespace.h>
+#include <linux/timekeeping.h>
 #include <linux/percpu.h>
 #include <linux/irq_work.h>
 #include <linux/log2.h>
+#include <linux/hash.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 
 #include "cycsample.h"
@@ -52,26 +61,129 @@ static void cycs_fill_task_event(struct cycsample_task_event *te, u32 type,
 	te->comm[sizeof(te->comm) - 1] = '\0';
 }
 
+/* ---- EXEC records ------------------------------------------------------ */
+
+static u64 cycs_exec_key(u32 tgid, u64 exec_id)
+{
+	return (u64)tgid << 32 | (u32)exec_id;
+}
+
+static u64 *cycs_exec_bucket(struct cycs_session *s, u32 tgid)
+{
+	return &s->exec_ids[hash_32(tgid, ilog2(CYCS_EXEC_BUCKETS)) * CYCS_EXEC_WAYS];
+}
+
 /*
- * The target ran a new program since we last looked: emit an EXEC record
- * before the sample, once, whichever CPU sees it first.
+ * The entry of @tgid, added with @first (the exec id the reader knows the
+ * process by) if new; NULL when its bucket is full.  Lock-free: entries
+ * change only by cmpxchg(), and a new one appears whole.
+ */
+static u64 *cycs_exec_entry(struct cycs_session *s, u32 tgid, u64 first)
+{
+	u64 *b = cycs_exec_bucket(s, tgid), v;
+	unsigned int i;
+
+	for (i = 0; i < CYCS_EXEC_WAYS; i++)
+		if (READ_ONCE(b[i]) >> 32 == tgid)
+			return &b[i];
+	for (i = 0; i < CYCS_EXEC_WAYS; i++) {
+		v = READ_ONCE(b[i]);
+		if (!v)
+			v = cmpxchg64(&b[i], 0, cycs_exec_key(tgid, first));
+		if (!v || v >> 32 == tgid)
+			return &b[i];
+	}
+	return NULL;
+}
+
+/**
+ * cycs_exec_ids_start - forget the exec ids of the last START
+ * @s: a PID or TID session, s->target_task set; s->lock held, no counters
+ */
+int cycs_exec_ids_start(struct cycs_session *s)
+{
+	size_t n = CYCS_EXEC_BUCKETS * CYCS_EXEC_WAYS;
+
+	if (!s->exec_ids) {
+		s->exec_ids = kvcalloc(n, sizeof(*s->exec_ids), GFP_KERNEL);
+		if (!s->exec_ids)
+			return -ENOMEM;
+	} else {
+		memset(s->exec_ids, 0, n * sizeof(*s->exec_ids));
+	}
+	/* the image the target runs now is the one the reader maps at START */
+	cycs_exec_entry(s, s->target_tgid, READ_ONCE(s->target_task->self_exec_id));
+	return 0;
+}
+
+/**
+ * cycs_exec_ids_purge - drop the entries of processes that are gone
+ * @s: a running PID or TID session; s->lock held
+ *
+ * So that a session whose target forks and execs without end keeps room;
+ * called every ~50 ms by the exit work.
+ */
+void cycs_exec_ids_purge(struct cycs_session *s)
+{
+	size_t i, n = CYCS_EXEC_BUCKETS * CYCS_EXEC_WAYS;
+	struct pid *pid;
+	bool alive;
+	u64 v;
+
+	for (i = 0; i < n; i++) {
+		v = READ_ONCE(s->exec_ids[i]);
+		if (!v)
+			continue;
+		rcu_read_lock();
+		pid = find_pid_ns(v >> 32, &init_pid_ns);
+		alive = pid && pid_task(pid, PIDTYPE_TGID);
+		rcu_read_unlock();
+		if (!alive)
+			cmpxchg64(&s->exec_ids[i], v, 0);
+	}
+}
+
+/*
+ * A process of the target ran a new program since the reader last heard:
+ * emit an EXEC record before the sample, once, whichever CPU sees it first.
+ * A process the session meets for the first time (a child forked after
+ * START) is known by the exec id it had at its fork (parent_exec_id), so
+ * its own exec gives a record too.  If the ring has no room the record is
+ * sent again with the next sample.  A process whose bucket is full has its
+ * EXEC record repeated on each CPU whenever another process ran there: too
+ * many rather than none.
  */
 static void cycs_check_exec(struct cycs_session *s, struct cycs_ring *r, u64 now, bool *wake)
 {
 	struct cycsample_task_event te;
-	u64 seen, id;
+	u64 id, seen, mine, *e;
+	u32 tgid = current->tgid;
 
-	if (s->cfg.target_type == CYCSAMPLE_TARGET_CPUS || current->tgid != s->target_tgid)
+	if (s->cfg.target_type == CYCSAMPLE_TARGET_CPUS)
 		return;
 	id = READ_ONCE(current->self_exec_id);
-	seen = READ_ONCE(s->exec_id);
-	if (id == seen || cmpxchg64(&s->exec_id, seen, id) != seen)
-		return;
+	e = cycs_exec_entry(s, tgid, READ_ONCE(current->parent_exec_id));
+	mine = cycs_exec_key(tgid, id);
+	if (e) {
+		seen = READ_ONCE(*e);
+		if (seen == mine || cmpxchg64(e, seen, mine) != seen)
+			return;
+	} else {
+		seen = __this_cpu_read(s->stats->last_exec);
+		if (seen == mine)
+			return;
+		__this_cpu_write(s->stats->last_exec, mine);
+	}
 
 	cycs_fill_task_event(&te, CYCSAMPLE_REC_EXEC, current, now);
 	switch (cycs_ring_put(s->rings, r, &te, sizeof(te), now)) {
 	case CYCS_PUT_LOST:
 		this_cpu_inc(s->stats->lost);
+		/* not sent: let the next sample of this process try again */
+		if (e)
+			cmpxchg64(e, mine, seen);
+		else
+			__this_cpu_write(s->stats->last_exec, seen);
 		break;
 	default:
 		*wake = true;
@@ -79,10 +191,12 @@ static void cycs_check_exec(struct cycs_session *s, struct cycs_ring *r, u64 now
 	}
 }
 
+/* ---- samples ----------------------------------------------------------- */
+
 /* Build the sample record in @smp; returns its size in bytes. */
 static u32 cycs_build_sample(struct cycs_session *s, struct cycs_scratch *sc,
 			     struct perf_event *event, struct perf_sample_data *data,
-			     struct pt_regs *regs, bool user, u64 now)
+			     struct pt_regs *regs, bool user, bool clock, unsigned int pmu, u64 now)
 {
 	struct cycsample_sample *smp = &sc->rec.sample;
 	unsigned int max = s->cfg.max_stack;
@@ -98,23 +212,21 @@ static u32 cycs_build_sample(struct cycs_session *s, struct cycs_scratch *sc,
 	smp->cpu = smp_processor_id();
 	smp->period = data->period;
 	smp->arch = cycs_arch;
+	smp->pmu = pmu;
 
-	/*
-	 * From the session, not event->attr.type: since 6.7 perf rewrites the
-	 * type of cpu-clock and task-clock events to their own PMU's type.
-	 */
-	if (s->event_sw)
+	if (clock)
 		flags |= CYCSAMPLE_SAMPLE_SW_CLOCK;
 	if (cycs_event_throttled(event))
 		flags |= CYCSAMPLE_SAMPLE_THROTTLED;
 	/*
 	 * Only an NMI can interrupt code that runs with interrupts masked: an
-	 * IRQ-driven PMU sees such a region at the point it unmasks them.
+	 * IRQ-driven PMU sees such a region at the point it unmasks them.  The
+	 * x86 PMU interrupt is always an NMI, arm64's with pseudo-NMI.
 	 */
 	if (in_nmi())
 		flags |= CYCSAMPLE_SAMPLE_NMI;
-	/* only an NMI gets here; cycs_user_regs() then withholds the user chain */
-	if (!user && cycs_arch_irqs_masked(regs))
+	/* on arm64 cycs_user_regs() then withholds the user chain */
+	if (!user && in_nmi() && cycs_arch_irqs_masked(regs))
 		flags |= CYCSAMPLE_SAMPLE_IRQS_OFF;
 
 	if (user || s->kaddr_ok)
@@ -151,10 +263,11 @@ static u32 cycs_build_sample(struct cycs_session *s, struct cycs_scratch *sc,
 void cycs_overflow(struct perf_event *event, struct perf_sample_data *data, struct pt_regs *regs)
 {
 	struct cycs_session *s = event->overflow_handler_context;
+	u64 t0 = ktime_get_mono_fast_ns();
+	unsigned int cpu, pmu;
 	struct cycs_scratch *sc;
 	struct cycs_ring *r;
-	bool user, wake = false;
-	u64 t0 = local_clock();
+	bool user, clock, wake = false;
 	u32 len;
 
 	if (this_cpu_inc_return(cycs_scratch->nest) != 1) {
@@ -167,6 +280,15 @@ void cycs_overflow(struct perf_event *event, struct perf_sample_data *data, stru
 		this_cpu_inc(s->stats->dropped_other);
 		goto out_cost;
 	}
+	/*
+	 * A task's clock counter runs on every CPU but stands only for the
+	 * CPUs whose PMU cannot sample; elsewhere a cycles counter does.
+	 */
+	cpu = smp_processor_id();
+	pmu = s->pmu_of_cpu[cpu];
+	clock = event->pmu == READ_ONCE(s->clock_pmu);
+	if (pmu >= READ_ONCE(s->nr_pmus) || clock != READ_ONCE(s->pmus[pmu].sw))
+		goto out_cost;
 	user = user_mode(regs);
 	/* skid: the PMU counted user mode only, but the interrupt came late */
 	if (!user && (s->cfg.flags & CYCSAMPLE_CFG_USER_ONLY)) {
@@ -176,10 +298,10 @@ void cycs_overflow(struct perf_event *event, struct perf_sample_data *data, stru
 	if (cycs_event_throttled(event))
 		this_cpu_inc(s->stats->throttled);
 
-	r = s->rings->by_cpu[smp_processor_id()];
+	r = s->rings->by_cpu[cpu];
 	cycs_check_exec(s, r, t0, &wake);
 
-	len = cycs_build_sample(s, sc, event, data, regs, user, t0);
+	len = cycs_build_sample(s, sc, event, data, regs, user, clock, pmu, t0);
 	switch (cycs_ring_put(s->rings, r, &sc->rec, len, t0)) {
 	case CYCS_PUT_LOST:
 		this_cpu_inc(s->stats->lost);
@@ -189,13 +311,14 @@ void cycs_overflow(struct perf_event *event, struct perf_sample_data *data, stru
 		fallthrough;
 	case CYCS_PUT_OK:
 		this_cpu_inc(s->stats->samples);
+		this_cpu_inc(s->stats->pmu_samples[pmu]);
 		break;
 	}
 	if (wake)
 		irq_work_queue(&s->wake_work);
 
 out_cost:
-	cycs_account_cost(s->stats, local_clock() - t0);
+	cycs_account_cost(s->stats, ktime_get_mono_fast_ns() - t0);
 out_unnest:
 	this_cpu_dec(cycs_scratch->nest);
 }
@@ -207,7 +330,7 @@ out_unnest:
  */
 void cycs_flush_lost(struct cycs_session *s)
 {
-	u64 now = local_clock();
+	u64 now = ktime_get_mono_fast_ns();
 	unsigned int i;
 
 	for (i = 0; i < s->rings->nr_rings; i++)
@@ -233,7 +356,7 @@ void cycs_emit_exit(struct cycs_session *s)
 
 	local_irq_save(irqflags);
 	this_cpu_inc(cycs_scratch->nest);
-	now = local_clock();
+	now = ktime_get_mono_fast_ns();
 	cycs_fill_task_event(&te, CYCSAMPLE_REC_EXIT, s->target_task, now);
 	r = s->rings->by_cpu[smp_processor_id()];
 	if (cycs_ring_put(s->rings, r, &te, sizeof(te), now) == CYCS_PUT_LOST)

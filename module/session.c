@@ -119,6 +119,7 @@ void cycs_session_destroy(struct cycs_session *s)
 
 	cycs_put_target_task(s);
 	put_pid(s->target_pid);
+	cycs_counters_free(s);
 	cycs_rings_put(s->rings);
 	kfree(s->cpu_events);
 	free_percpu(s->stats);
@@ -276,10 +277,7 @@ int cycs_session_configure(struct cycs_session *s, struct cycsample_config *cfg)
 	s->kaddr_ok = kaddr_ok;
 	for_each_possible_cpu(cpu)
 		memset(per_cpu_ptr(s->stats, cpu), 0, sizeof(struct cycs_stats));
-	s->event_kind = 0;
-	s->fallback_reason = CYCSAMPLE_FALLBACK_NONE;
-	s->fallback_errno = 0;
-	s->pmu_name[0] = '\0';
+	s->nr_pmus = 0;
 	s->clock_period_ns = 0;
 	s->state = CYCSAMPLE_STATE_CONFIGURED;
 	mutex_unlock(&s->lock);
@@ -311,7 +309,6 @@ static int cycs_get_target_task(struct cycs_session *s)
 		goto out_put_task;
 	s->target_task = task;
 	s->target_tgid = task->tgid;
-	s->exec_id = READ_ONCE(task->self_exec_id);
 	return 0;
 
 out_put_task:
@@ -380,11 +377,12 @@ out_unlock:
 }
 
 /*
- * Every ~50 ms while running: has the target exited, or has the kernel
- * detached our counters from it (a setuid exec)?  Then release the
- * counters, write the EXIT record (nothing can follow it now), and end the
- * session.  Counters must go in process context, hence a work item rather
- * than something in the handler or an exit hook.
+ * Every ~50 ms while running: have the target and every child it forked
+ * since START exited, or has the kernel detached our counters (a setuid
+ * exec)?  Then release the counters, write the EXIT record (nothing can
+ * follow it now), and end the session.  Counters must go in process
+ * context, hence a work item rather than something in the handler or an
+ * exit hook.
  */
 static void cycs_exit_work(struct work_struct *work)
 {
@@ -394,7 +392,8 @@ static void cycs_exit_work(struct work_struct *work)
 	mutex_lock(&s->lock);
 	if (s->state != CYCSAMPLE_STATE_RUNNING || !s->target_task)
 		goto out_unlock;
-	if (!cycs_target_gone(s, s->target_task) && !cycs_counters_detached(s)) {
+	if (!cycs_counters_ended(s)) {
+		cycs_exec_ids_purge(s);
 		queue_delayed_work(CYCS_PERCPU_WQ, &s->exit_work, CYCS_EXIT_POLL);
 		goto out_unlock;
 	}
@@ -410,6 +409,7 @@ out_unlock:
 static void cycs_sum_stats(struct cycs_session *s, struct cycsample_info *info)
 {
 	int cpu, i;
+	u32 p;
 
 	for_each_possible_cpu(cpu) {
 		const struct cycs_stats *st = per_cpu_ptr(s->stats, cpu);
@@ -431,6 +431,8 @@ static void cycs_sum_stats(struct cycs_session *s, struct cycsample_info *info)
 		}
 		for (i = 0; i < CYCSAMPLE_COST_BUCKETS; i++)
 			info->cost_hist[i] += READ_ONCE(st->cost_hist[i]);
+		for (p = 0; p < info->nr_pmus; p++)
+			info->pmus[p].samples += READ_ONCE(st->pmu_samples[p]);
 	}
 }
 
@@ -447,10 +449,8 @@ void cycs_session_info(struct cycs_session *s, struct cycsample_info *info)
 	if (s->state == CYCSAMPLE_STATE_OPEN)
 		goto out_unlock;
 
-	info->event = s->event_kind;
-	info->fallback_reason = s->fallback_reason;
-	info->fallback_errno = s->fallback_errno;
-	strscpy(info->pmu_name, s->pmu_name, sizeof(info->pmu_name));
+	info->clock = CYCSAMPLE_CLOCK_MONOTONIC;
+	cycs_pmus_info(s, info);
 	info->sample_period = s->cfg.sample_period;
 	info->clock_period_ns = s->clock_period_ns;
 	info->config_flags = s->cfg.flags;

@@ -70,7 +70,8 @@ enum cycsample_event {
 #define CYCSAMPLE_CFG_KERNEL_CHAIN	(1U << 3) /* record kernel callchains */
 #define CYCSAMPLE_CFG_USER_CHAIN	(1U << 4) /* record user callchains */
 #define CYCSAMPLE_CFG_REGS_USER		(1U << 5) /* record the full user register set */
-#define CYCSAMPLE_CFG_ALL_FLAGS		0x3fU
+#define CYCSAMPLE_CFG_ENABLE_ON_EXEC	(1U << 6) /* PID/TID: count from the target's next exec */
+#define CYCSAMPLE_CFG_ALL_FLAGS		0x7fU
 
 /* Bounds, enforced with -EINVAL. */
 #define CYCSAMPLE_MAX_STACK		127	/* frames per chain (kernel and user each) */
@@ -153,6 +154,37 @@ enum cycsample_fallback {
 
 #define CYCSAMPLE_COST_BUCKETS	16	/* bucket i: handler took [2^i, 2^(i+1)) x 128 ns */
 
+/* struct cycsample_info.clock: the clock of every record's time */
+enum cycsample_clock {
+	CYCSAMPLE_CLOCK_LOCAL		= 0,	/* local_clock(): modules before the PMU list */
+	CYCSAMPLE_CLOCK_MONOTONIC	= 1,	/* CLOCK_MONOTONIC, as clock_gettime() reads it */
+};
+
+#define CYCSAMPLE_MAX_PMUS	8	/* entries of cycsample_info.pmus */
+#define CYCSAMPLE_PMU_CPUS	1024	/* CPUs a cycsample_pmu.cpus mask can name */
+
+/**
+ * struct cycsample_pmu - one PMU of a running (or stopped) session
+ *
+ * A session counts cycles with one counter per core PMU: big.LITTLE
+ * boards and hybrid x86 CPUs have one PMU per CPU type.  CPUs whose PMU
+ * cannot sample are covered by the software clock, in an entry of their
+ * own or in their PMU's entry with @event a clock and @fallback_reason set.
+ * A sample's @pmu field indexes this list.
+ */
+struct cycsample_pmu {
+	char name[32];			/* e.g. "armv8_cortex_a72", or the clock's name */
+	__u32 type;			/* the PMU's perf type (sysfs .../type), 0 if none */
+	__u32 event;			/* enum cycsample_event in use on these CPUs */
+	__u32 fallback_reason;		/* enum cycsample_fallback */
+	__s32 fallback_errno;		/* the PMU's error, negative, or 0 */
+	__u32 attr_type;		/* perf_event_attr.type of the counters */
+	__u32 nr_cpus;			/* CPUs covered, also those beyond @cpus */
+	__u64 config;			/* perf_event_attr.config of the counters */
+	__u64 samples;			/* sample records written for this entry */
+	__u64 cpus[CYCSAMPLE_PMU_CPUS / 64];	/* bit n of word n / 64: CPU n */
+};
+
 /**
  * struct cycsample_info - filled by CYCSAMPLE_IOC_INFO
  *
@@ -165,6 +197,7 @@ struct cycsample_info {
 	__u32 abi_version;
 	char module_version[16];
 	__u32 state;			/* enum cycsample_state */
+	/* the next four describe pmus[0]; @pmus lists every PMU in use */
 	__u32 event;			/* enum cycsample_event: what is in use */
 	__u32 fallback_reason;		/* enum cycsample_fallback */
 	__s32 fallback_errno;		/* the PMU's error, negative, or 0 */
@@ -184,11 +217,15 @@ struct cycsample_info {
 	__u64 throttled;		/* samples taken when perf throttled the counter */
 	__u64 dropped_kernel;		/* kernel-mode samples refused (user-only session) */
 	__u64 dropped_other;		/* re-entered, or during START/STOP */
-	__u64 cost_min_ns;		/* handler cost, from local_clock() */
+	__u64 cost_min_ns;		/* handler cost, on the record clock */
 	__u64 cost_max_ns;
 	__u64 cost_total_ns;
 	__u64 cost_count;
 	__u64 cost_hist[CYCSAMPLE_COST_BUCKETS];
+	/* Zero from modules older than these fields (check @size). */
+	__u32 clock;			/* enum cycsample_clock */
+	__u32 nr_pmus;			/* entries of @pmus in use, after a START */
+	struct cycsample_pmu pmus[CYCSAMPLE_MAX_PMUS];
 };
 
 /* ---------------------------------------------------------------------- */
@@ -200,6 +237,15 @@ struct cycsample_info {
 #define CYCSAMPLE_IOC_START	_IO(CYCSAMPLE_IOC_MAGIC, 0x02)
 #define CYCSAMPLE_IOC_STOP	_IO(CYCSAMPLE_IOC_MAGIC, 0x03)
 #define CYCSAMPLE_IOC_INFO	_IOWR(CYCSAMPLE_IOC_MAGIC, 0x04, struct cycsample_info)
+
+/*
+ * The size of the first published struct cycsample_info, and its command:
+ * modules of that time match the whole command number, size included, and
+ * answer any other size with -ENOTTY; a newer reader retries with this one.
+ */
+#define CYCSAMPLE_INFO_SIZE_VER0	328
+#define CYCSAMPLE_IOC_INFO_VER0 \
+	_IOC(_IOC_READ | _IOC_WRITE, CYCSAMPLE_IOC_MAGIC, 0x04, CYCSAMPLE_INFO_SIZE_VER0)
 
 /* ---------------------------------------------------------------------- */
 /* mmap layout                                                            */
@@ -287,7 +333,7 @@ struct cycsample_record_header {
 #define CYCSAMPLE_SAMPLE_THROTTLED	(1U << 6) /* perf throttled the counter here */
 #define CYCSAMPLE_SAMPLE_REGS_HIDDEN	(1U << 7) /* kernel pc/sp/fp/lr zeroed, no kernel chain */
 #define CYCSAMPLE_SAMPLE_NMI		(1U << 8) /* taken in NMI (x86, arm64 pseudo-NMI) */
-#define CYCSAMPLE_SAMPLE_IRQS_OFF	(1U << 9) /* kernel ran with IRQs masked: no user chain */
+#define CYCSAMPLE_SAMPLE_IRQS_OFF	(1U << 9) /* kernel ran with IRQs masked (NMI only) */
 #define CYCSAMPLE_SAMPLE_ALL_FLAGS	0x3ffU	  /* every flag of this ABI version */
 
 /* struct cycsample_sample.arch */
@@ -318,7 +364,7 @@ struct cycsample_record_header {
  */
 struct cycsample_sample {
 	struct cycsample_record_header hdr;
-	__u64 time;			/* local_clock() ns */
+	__u64 time;			/* ns on cycsample_info.clock */
 	__u32 pid;			/* thread group id */
 	__u32 tid;
 	__u32 cpu;
@@ -332,7 +378,7 @@ struct cycsample_sample {
 	__u16 nr_user;
 	__u16 nr_regs;
 	__u8 arch;			/* CYCSAMPLE_ARCH_* */
-	__u8 reserved;
+	__u8 pmu;			/* index in cycsample_info.pmus (0 before that list) */
 	__u64 reserved2;
 	__u64 frames[];
 };
