@@ -135,6 +135,27 @@ static void meta_line(struct sbuf *sb, const char *key, const char *fmt, ...)
 	sbuf_addch(sb, '\n');
 }
 
+/* "pmu.N=name type event fallback_reason fallback_errno nr_cpus samples cpulist" */
+static void write_pmus(struct sbuf *sb, const struct prof_meta *m)
+{
+	struct sbuf cpus = { 0 }, key = { 0 };
+	u32 i;
+
+	for (i = 0; i < m->nr_pmus; i++) {
+		const struct prof_pmu *p = &m->pmus[i];
+
+		sbuf_reset(&cpus);
+		sbuf_reset(&key);
+		cpulist_format(p->cpus, ARRAY_SIZE(p->cpus), &cpus);
+		sbuf_printf(&key, "pmu.%u", i);
+		meta_line(sb, key.buf, "%.32s %u %u %u %d %u %llu %s", p->name[0] ? p->name : "-",
+			  p->type, p->event, p->fallback_reason, p->fallback_errno, p->nr_cpus,
+			  (unsigned long long)p->samples, cpus.buf ? cpus.buf : "");
+	}
+	sbuf_free(&cpus);
+	sbuf_free(&key);
+}
+
 static void write_meta(struct sbuf *sb, const struct prof_meta *m)
 {
 	meta_line(sb, "tool_version", "%s", m->tool_version ? m->tool_version : "");
@@ -163,6 +184,8 @@ static void write_meta(struct sbuf *sb, const struct prof_meta *m)
 	meta_line(sb, "cost_total_ns", "%llu", m->cost_total_ns);
 	meta_line(sb, "cost_max_ns", "%llu", m->cost_max_ns);
 	meta_line(sb, "cmd_status", "%d", m->cmd_status);
+	meta_line(sb, "clock", "%u", m->clock);
+	write_pmus(sb, m);
 	meta_line(sb, "ksyms_hidden", "%d", m->ksyms_hidden);
 	if (m->ksyms_note)
 		meta_line(sb, "ksyms_note", "%s", m->ksyms_note);
@@ -546,6 +569,29 @@ static bool meta_int(const char *val, int *out)
 	return true;
 }
 
+/* One pmu.N line; entries must come in order, a bad one is ignored. */
+static void meta_pmu_set(struct prof_meta *m, const char *key, const char *val)
+{
+	char name[32], cpus[4096];
+	struct prof_pmu p = { 0 };
+	unsigned long long samples;
+	char *end;
+	unsigned long idx;
+
+	idx = strtoul(key, &end, 10);
+	if (*end || end == key || idx != m->nr_pmus || idx >= CYCSAMPLE_MAX_PMUS)
+		return;
+	cpus[0] = '\0';
+	if (sscanf(val, "%31s %u %u %u %d %u %llu %4095s", name, &p.type, &p.event,
+		   &p.fallback_reason, &p.fallback_errno, &p.nr_cpus, &samples, cpus) < 7)
+		return;
+	if (!cpulist_parse(cpus, p.cpus, ARRAY_SIZE(p.cpus)))
+		return;
+	snprintf(p.name, sizeof(p.name), "%s", strcmp(name, "-") ? name : "");
+	p.samples = samples;
+	m->pmus[m->nr_pmus++] = p;
+}
+
 static void meta_set(struct prof_meta *m, const char *key, const char *val)
 {
 	static const struct {
@@ -573,6 +619,7 @@ static void meta_set(struct prof_meta *m, const char *key, const char *val)
 		{ "fallback_reason", offsetof(struct prof_meta, fallback_reason) },
 		{ "config_flags", offsetof(struct prof_meta, config_flags) },
 		{ "target_type", offsetof(struct prof_meta, target_type) },
+		{ "clock", offsetof(struct prof_meta, clock) },
 	};
 	static const struct {
 		const char *key;
@@ -603,7 +650,9 @@ static void meta_set(struct prof_meta *m, const char *key, const char *val)
 			*dst = xstrdup(val);
 		}
 	}
-	if (!strcmp(key, "pmu_name"))
+	if (!strncmp(key, "pmu.", 4))
+		meta_pmu_set(m, key + 4, val);
+	else if (!strcmp(key, "pmu_name"))
 		snprintf(m->pmu_name, sizeof(m->pmu_name), "%s", val);
 	else if (!strcmp(key, "target") && meta_int(val, &iv))
 		m->target = iv;

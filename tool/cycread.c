@@ -155,7 +155,7 @@ static void usage(FILE *f)
 		"  -i, --input FILE      report a capture file; --symfs DIR: binaries under DIR\n"
 		"      --weight W        period (default: cycles, as perf report) or samples\n"
 		"      --children        add inclusive percentages\n"
-		"  -s, --sort KEYS       from comm,pid,tid,dso,sym,srcline (default dso,sym)\n"
+		"  -s, --sort KEYS       from comm,pid,tid,dso,sym,srcline,pmu (default dso,sym)\n"
 		"      --percent-limit P hide rows below P %%\n"
 		"  -G, --call-graph caller|callee[,P]  a call tree under each row (P: 0.5 %%)\n"
 		"  -p, -t, --comm, --dso, --symbol LIST  with -i: only these pids, tids,\n"

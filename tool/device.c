@@ -146,7 +146,14 @@ int dev_info(struct cs_device *d)
 {
 	memset(&d->info, 0, sizeof(d->info));
 	d->info.size = sizeof(d->info);
-	if (ioctl(d->fd, CYCSAMPLE_IOC_INFO, &d->info) < 0)
+	if (!ioctl(d->fd, CYCSAMPLE_IOC_INFO, &d->info))
+		return 0;
+	if (errno != ENOTTY)
+		return -errno;
+	/* a module from before the PMU list knows only the first size */
+	memset(&d->info, 0, sizeof(d->info));
+	d->info.size = CYCSAMPLE_INFO_SIZE_VER0;
+	if (ioctl(d->fd, CYCSAMPLE_IOC_INFO_VER0, &d->info) < 0)
 		return -errno;
 	return 0;
 }

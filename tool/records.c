@@ -139,6 +139,63 @@ const char *meta_event_name(u32 event)
 	}
 }
 
+const struct prof_pmu *meta_pmu(const struct prof_meta *m, u32 idx)
+{
+	return idx < m->nr_pmus && idx < CYCSAMPLE_MAX_PMUS ? &m->pmus[idx] : NULL;
+}
+
+static bool mask_bit(const u64 *mask, u32 words, u32 cpu)
+{
+	return cpu / 64 < words && (mask[cpu / 64] >> (cpu % 64) & 1);
+}
+
+void cpulist_format(const u64 *mask, u32 words, struct sbuf *sb)
+{
+	u32 cpu, end;
+	bool first = true;
+
+	for (cpu = 0; cpu < words * 64; cpu++) {
+		if (!mask_bit(mask, words, cpu))
+			continue;
+		for (end = cpu; mask_bit(mask, words, end + 1); end++)
+			;
+		sbuf_printf(sb, "%s%u", first ? "" : ",", cpu);
+		if (end > cpu)
+			sbuf_printf(sb, "-%u", end);
+		first = false;
+		cpu = end;
+	}
+}
+
+bool cpulist_parse(const char *s, u64 *mask, u32 words)
+{
+	u64 a, b, c;
+	char *end;
+
+	memset(mask, 0, words * sizeof(*mask));
+	while (*s) {
+		if (*s < '0' || *s > '9')
+			return false;
+		a = strtoull(s, &end, 10);
+		b = a;
+		if (*end == '-') {
+			if (end[1] < '0' || end[1] > '9')
+				return false;
+			b = strtoull(end + 1, &end, 10);
+		}
+		if (b < a || b >= (u64)words * 64)
+			return false;
+		for (c = a; c <= b; c++)
+			mask[c / 64] |= 1ULL << (c % 64);
+		if (*end == ',')
+			end++;
+		else if (*end)
+			return false;
+		s = end;
+	}
+	return true;
+}
+
 void prof_init(struct profile *p)
 {
 	memset(p, 0, sizeof(*p));
@@ -192,6 +249,8 @@ static void account(struct profile *p, const void *rec, u32 type)
 			p->nr_throttled++;
 		if (s->flags & CYCSAMPLE_SAMPLE_NMI)
 			p->nr_nmi++;
+		if (s->pmu < CYCSAMPLE_MAX_PMUS)
+			p->pmu_samples[s->pmu]++;
 		break;
 	case CYCSAMPLE_REC_LOST:
 		p->nr_lost_records++;

@@ -52,6 +52,18 @@ static inline bool rec_frame_is_marker(u64 addr)
 	return addr >= (u64)-4095;
 }
 
+/* One entry of the module's PMU list (cycsample_info.pmus). */
+struct prof_pmu {
+	char name[32];
+	u32 type;
+	u32 event; /* enum cycsample_event */
+	u32 fallback_reason;
+	s32 fallback_errno;
+	u32 nr_cpus;
+	u64 samples; /* the module's count */
+	u64 cpus[CYCSAMPLE_PMU_CPUS / 64];
+};
+
 /* Session description kept with the records (and in capture files). */
 struct prof_meta {
 	char *tool_version;
@@ -79,6 +91,9 @@ struct prof_meta {
 	u64 cost_count;
 	u64 cost_total_ns;
 	u64 cost_max_ns;
+	u32 clock; /* enum cycsample_clock of the records' times */
+	u32 nr_pmus; /* 0: a module or capture from before the PMU list */
+	struct prof_pmu pmus[CYCSAMPLE_MAX_PMUS];
 	bool ksyms_hidden;
 	char *ksyms_note;
 	int cmd_status; /* wait status of -- CMD, or -1 */
@@ -87,6 +102,12 @@ struct prof_meta {
 void meta_free(struct prof_meta *m);
 /* Human name of the event in use: "cycles", "cpu-clock", "task-clock". */
 const char *meta_event_name(u32 event);
+/* The PMU entry a sample names, or NULL (none listed, or out of range). */
+const struct prof_pmu *meta_pmu(const struct prof_meta *m, u32 idx);
+/* CPUs of a mask as a list: "0-3,6". */
+void cpulist_format(const u64 *mask, u32 words, struct sbuf *sb);
+/* The reverse; false on a malformed list or a CPU beyond the mask. */
+bool cpulist_parse(const char *s, u64 *mask, u32 words);
 
 /* One record in time order. */
 struct prof_event {
@@ -112,6 +133,7 @@ struct profile {
 	u64 lost_samples; /* sum over LOST records */
 	u64 nr_throttled; /* samples flagged THROTTLED */
 	u64 nr_nmi; /* samples flagged NMI */
+	u64 pmu_samples[CYCSAMPLE_MAX_PMUS]; /* samples by cycsample_sample.pmu */
 	u64 nr_exec;
 	u64 nr_exit;
 	u64 nr_unknown; /* well-formed records of unknown types */

@@ -17,8 +17,11 @@ bool report_parse_sort(struct report_opts *o, const char *arg, const char **why)
 	} names[] = {
 		{ "comm", KEY_COMM }, { "pid", KEY_PID },	  { "dso", KEY_DSO },
 		{ "sym", KEY_SYM },   { "srcline", KEY_SRCLINE }, { "tid", KEY_TID },
+		{ "pmu", KEY_PMU },
 	};
-#define SORT_KEYS "(use comm,pid,tid,dso,sym,srcline: at most 6, each once)"
+#define SORT_KEYS "(use comm,pid,tid,dso,sym,srcline,pmu: at most 7, each once)"
+	_Static_assert(sizeof(names) / sizeof(names[0]) <= REPORT_MAX_KEYS,
+		       "every key may be given once");
 	char *copy = xstrdup(arg), *tok, *save = NULL;
 	u32 i, seen = 0;
 
@@ -154,6 +157,61 @@ static const char *fallback_str(u32 reason)
 	}
 }
 
+void report_pmu_name(const struct report *rep, u32 idx, struct sbuf *sb)
+{
+	const struct prof_meta *m = &rep->p->meta;
+	const struct prof_pmu *pmu = meta_pmu(m, idx);
+
+	if (pmu && pmu->name[0])
+		sbuf_printf(sb, "%.32s", pmu->name);
+	else if (!m->nr_pmus && m->pmu_name[0])
+		sbuf_printf(sb, "%.32s", m->pmu_name);
+	else if (!m->nr_pmus)
+		sbuf_addstr(sb, meta_event_name(m->event));
+	else
+		sbuf_printf(sb, "pmu-%u", idx);
+}
+
+void report_event_name(const struct report *rep, u32 idx, struct sbuf *sb)
+{
+	const struct prof_meta *m = &rep->p->meta;
+	const struct prof_pmu *pmu = meta_pmu(m, idx);
+
+	if (m->nr_pmus < 2 || !pmu) {
+		sbuf_addstr(sb, meta_event_name(pmu ? pmu->event : m->event));
+		return;
+	}
+	if (pmu->event == CYCSAMPLE_EVENT_HW_CYCLES)
+		sbuf_printf(sb, "%.32s/cycles/", pmu->name);
+	else
+		sbuf_addstr(sb, meta_event_name(pmu->event));
+}
+
+/* One line per PMU, when there are several: what it sampled with, and how much. */
+static void pmu_lines(const struct profile *p, FILE *out)
+{
+	const struct prof_meta *m = &p->meta;
+	struct sbuf cpus = { 0 };
+	u32 i;
+
+	if (m->nr_pmus < 2)
+		return;
+	for (i = 0; i < m->nr_pmus; i++) {
+		const struct prof_pmu *pmu = &m->pmus[i];
+		const char *why = fallback_str(pmu->fallback_reason);
+
+		sbuf_reset(&cpus);
+		cpulist_format(pmu->cpus, ARRAY_SIZE(pmu->cpus), &cpus);
+		fprintf(out, "# PMU %u: %.32s, CPU%s %s: %s", i, pmu->name,
+			pmu->nr_cpus == 1 ? "" : "s", cpus.buf ? cpus.buf : "-",
+			meta_event_name(pmu->event));
+		if (pmu->event != CYCSAMPLE_EVENT_HW_CYCLES)
+			fprintf(out, " (software clock%s%s)", why ? ": " : "", why ? why : "");
+		fprintf(out, ", %llu samples\n", (unsigned long long)p->pmu_samples[i]);
+	}
+	sbuf_free(&cpus);
+}
+
 static void target_str(const struct prof_meta *m, const struct profile *p, struct sbuf *sb)
 {
 	const char *comm;
@@ -192,11 +250,16 @@ void report_header(const struct report *rep, FILE *out)
 	if (m->kernel_release)
 		fprintf(out, ", kernel %s %s", m->kernel_release, m->machine ? m->machine : "");
 	fputc('\n', out);
-	fprintf(out, "# event: %s", meta_event_name(m->event));
-	if (m->event == CYCSAMPLE_EVENT_HW_CYCLES && m->pmu_name[0])
-		fprintf(out, " (%.32s)", m->pmu_name);
-	if (m->event == CYCSAMPLE_EVENT_SW_CPU_CLOCK || m->event == CYCSAMPLE_EVENT_SW_TASK_CLOCK)
-		fprintf(out, " (software clock%s%s)", why ? ": " : "", why ? why : "");
+	if (m->nr_pmus > 1) {
+		fprintf(out, "# event: cycles on %u PMUs", m->nr_pmus);
+	} else {
+		fprintf(out, "# event: %s", meta_event_name(m->event));
+		if (m->event == CYCSAMPLE_EVENT_HW_CYCLES && m->pmu_name[0])
+			fprintf(out, " (%.32s)", m->pmu_name);
+		if (m->event == CYCSAMPLE_EVENT_SW_CPU_CLOCK ||
+		    m->event == CYCSAMPLE_EVENT_SW_TASK_CLOCK)
+			fprintf(out, " (software clock%s%s)", why ? ": " : "", why ? why : "");
+	}
 	if (m->config_flags & CYCSAMPLE_CFG_FREQ)
 		fprintf(out, ", %llu Hz", m->sample_period);
 	else
@@ -209,7 +272,10 @@ void report_header(const struct report *rep, FILE *out)
 		fputs(", user space only", out);
 	if (!(m->config_flags & (CYCSAMPLE_CFG_USER_CHAIN | CYCSAMPLE_CFG_KERNEL_CHAIN)))
 		fputs(", no call graph", out);
+	if (m->clock == CYCSAMPLE_CLOCK_MONOTONIC)
+		fputs(", times on CLOCK_MONOTONIC", out);
 	fputc('\n', out);
+	pmu_lines(p, out);
 	fprintf(out,
 		"# samples: %llu, lost: %llu, throttled: %llu, dropped: %llu kernel-mode, "
 		"%llu other\n",
@@ -322,6 +388,7 @@ struct top {
 	u32 *row_of_fi; /* the same without a per-task key: one array read per frame */
 	bool per_pid;
 	bool per_tid;
+	bool per_pmu;
 	struct top_row *rows;
 	u32 nr;
 	u32 alloc;
@@ -343,13 +410,15 @@ static u32 top_row(struct top *t, const struct report *rep, const struct report_
 	u64 idx, fkey = 0, task;
 
 	/* a row depends only on these: skip building its key string again */
-	if (!t->per_pid && !t->per_tid && t->row_of_fi[fi_idx] != UINT32_MAX)
+	if (!t->per_pid && !t->per_tid && !t->per_pmu && t->row_of_fi[fi_idx] != UINT32_MAX)
 		return t->row_of_fi[fi_idx];
 	s = prof_rec(rep->p, &rep->p->ev[rs->ev]);
 	fi = res_fi(rep->r, fi_idx);
-	if (t->per_pid || t->per_tid) {
-		task = t->per_tid ? s->tid : s->pid;
+	if (t->per_pid || t->per_tid || t->per_pmu) {
+		task = t->per_tid ? s->tid : t->per_pid ? s->pid : 0;
 		fkey = (task << 33) | (u64)fi_idx << 1 | (frame < rs->nr_kernel);
+		if (t->per_pmu)
+			fkey ^= (u64)(s->pmu + 1) << 56;
 		if (u64map_get(&t->rows_by_frame, fkey, &idx))
 			return idx;
 	}
@@ -379,6 +448,9 @@ static u32 top_row(struct top *t, const struct report *rep, const struct report_
 		case KEY_TID:
 			sbuf_printf(&val, "%u", s->tid);
 			break;
+		case KEY_PMU:
+			report_pmu_name(rep, s->pmu, &val);
+			break;
 		}
 		fields[i] = strtab_intern(&t->strs, val.buf);
 		sbuf_printf(&key, "%u\x1f", fields[i]);
@@ -396,7 +468,7 @@ static u32 top_row(struct top *t, const struct report *rep, const struct report_
 		idx = t->nr++;
 		u64map_put(&t->rows_by_key, key_id, idx);
 	}
-	if (t->per_pid || t->per_tid)
+	if (t->per_pid || t->per_tid || t->per_pmu)
 		u64map_put(&t->rows_by_frame, fkey, idx);
 	else
 		t->row_of_fi[fi_idx] = idx;
@@ -474,6 +546,8 @@ static const char *key_title(enum report_key k)
 		return "Source:Line";
 	case KEY_TID:
 		return "Tid";
+	case KEY_PMU:
+		return "PMU";
 	default:
 		return "Symbol";
 	}
@@ -487,6 +561,7 @@ static void top_count(struct top *t, const struct report *rep, const struct repo
 	for (i = 0; i < o->nr_keys; i++) {
 		t->per_pid |= o->keys[i] == KEY_COMM || o->keys[i] == KEY_PID;
 		t->per_tid |= o->keys[i] == KEY_TID;
+		t->per_pmu |= o->keys[i] == KEY_PMU;
 	}
 	t->row_of_fi = xmalloc(sizeof(*t->row_of_fi) * (rep->r->nr_fis ? rep->r->nr_fis : 1));
 	memset(t->row_of_fi, 0xff, sizeof(*t->row_of_fi) * rep->r->nr_fis);

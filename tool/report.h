@@ -25,9 +25,10 @@ enum report_key {
 	KEY_SYM,
 	KEY_SRCLINE, /* file:line of the frame (base name) */
 	KEY_TID,
+	KEY_PMU,
 };
 
-#define REPORT_MAX_KEYS 6
+#define REPORT_MAX_KEYS 7
 
 enum report_weight {
 	WEIGHT_PERIOD, /* the sample's period: cycles (or clock ns) */
@@ -216,5 +217,9 @@ u32 *stack_sort(const struct stack_names *sn, const struct stack_order *o, u8 **
 void report_frame_name(const struct report *rep, u32 fi, bool kernel, struct sbuf *sb);
 /* The first folded frame: the command name (spaces become '_'). */
 void report_comm_name(const struct report *rep, u32 pid, struct sbuf *sb);
+/* The name of the PMU entry that took a sample, or of the session's event. */
+void report_pmu_name(const struct report *rep, u32 idx, struct sbuf *sb);
+/* "cycles", or "PMU/cycles/" (perf's name for it) when the session had several PMUs. */
+void report_event_name(const struct report *rep, u32 idx, struct sbuf *sb);
 
 #endif /* CYCREAD_REPORT_H */

@@ -65,18 +65,20 @@ static void raw_sample(const struct report *rep, const struct rsample *rs, bool 
 		       struct sbuf *sb)
 {
 	const struct cycsample_sample *s = prof_rec(rep->p, &rep->p->ev[rs->ev]);
-	const char *ev = meta_event_name(rep->p->meta.event);
+	struct sbuf ev = { 0 };
 	char t[32];
 	u32 j;
 
 	sbuf_reset(sb);
 	report_comm_name(rep, s->pid, sb);
+	report_event_name(rep, s->pmu, &ev);
 	time_str(s->time, t, sizeof(t));
 	fprintf(out, "%s %u/%u [%03u] %s: %llu %s:", sb->buf, s->pid, s->tid, s->cpu, t, s->period,
-		ev);
+		ev.buf);
 	if (details)
 		raw_details(s, out);
 	fputc('\n', out);
+	sbuf_free(&ev);
 	for (j = 0; j < rs->nr; j++) {
 		struct stack_frame f = {
 			.fi = rep->frames[rs->first + j],

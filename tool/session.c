@@ -3,9 +3,12 @@
  * The recording loop.
  *
  * With "-- CMD" the child is forked first and waits on a pipe; the session
- * is configured with its pid and started, then the child is released and
- * execs.  A second, close-on-exec pipe tells us whether the exec failed.
- * Sampling ends with the EXIT record and POLLHUP once the rings are drained.
+ * is configured with its pid and CYCSAMPLE_CFG_ENABLE_ON_EXEC and started,
+ * then the child is released and execs: the counters start at that exec, so
+ * no sample shows cycread's own code in the child.  A second, close-on-exec
+ * pipe tells us whether the exec failed.  Sampling ends with the EXIT
+ * record and POLLHUP once the rings are drained: when the target and every
+ * child it forked have exited.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -180,6 +183,8 @@ static void fill_meta(struct prof_meta *m, const struct record_opts *o)
 
 static void copy_info(struct prof_meta *m, const struct cycsample_info *in)
 {
+	u32 i;
+
 	m->event = in->event;
 	m->fallback_reason = in->fallback_reason;
 	m->fallback_errno = in->fallback_errno;
@@ -197,6 +202,22 @@ static void copy_info(struct prof_meta *m, const struct cycsample_info *in)
 	m->cost_count = in->cost_count;
 	m->cost_total_ns = in->cost_total_ns;
 	m->cost_max_ns = in->cost_max_ns;
+	m->clock = in->clock;
+	m->nr_pmus = MIN(in->nr_pmus, CYCSAMPLE_MAX_PMUS);
+	for (i = 0; i < m->nr_pmus; i++) {
+		const struct cycsample_pmu *from = &in->pmus[i];
+		struct prof_pmu *to = &m->pmus[i];
+
+		memcpy(to->name, from->name, sizeof(to->name));
+		to->name[sizeof(to->name) - 1] = '\0';
+		to->type = from->type;
+		to->event = from->event;
+		to->fallback_reason = from->fallback_reason;
+		to->fallback_errno = from->fallback_errno;
+		to->nr_cpus = from->nr_cpus;
+		to->samples = from->samples;
+		memcpy(to->cpus, from->cpus, sizeof(to->cpus));
+	}
 }
 
 struct drain_ctx {
@@ -248,6 +269,12 @@ static void status_line(const struct cs_device *d, const struct profile *p, u64 
 
 	if (final) {
 		fputs("\r\033[K", stderr);
+		return;
+	}
+	if (d->info.nr_pmus > 1) {
+		fprintf(stderr, "\r[%6.1f s] %llu samples, %.0f/s, lost %llu, %u PMUs\033[K", secs,
+			(unsigned long long)p->nr_samples, secs > 0 ? p->nr_samples / secs : 0.0,
+			(unsigned long long)p->lost_samples, d->info.nr_pmus);
 		return;
 	}
 	fprintf(stderr, "\r[%6.1f s] %llu samples, %.0f/s, lost %llu, event %s%s%.32s%s\033[K",
@@ -368,13 +395,30 @@ static void build_config(const struct record_opts *o, s32 target, struct cycsamp
 		cfg->flags |= CYCSAMPLE_CFG_REGS_USER;
 	if (o->no_fallback)
 		cfg->flags |= CYCSAMPLE_CFG_NO_FALLBACK;
+	if (o->cmd)
+		cfg->flags |= CYCSAMPLE_CFG_ENABLE_ON_EXEC;
+}
+
+/*
+ * A module with the PMU list (INFO larger than its first size) keeps a
+ * process session until the target and every child it forked are gone,
+ * and says so with POLLHUP.
+ */
+static bool module_ends_sessions(const struct cs_device *d)
+{
+	return d->info.size > CYCSAMPLE_INFO_SIZE_VER0;
 }
 
 /* Is the target still there?  (Only a fallback: the module says POLLHUP.) */
-static bool target_alive(const struct record_opts *o, s32 target, struct child *c)
+static bool target_alive(const struct record_opts *o, const struct cs_device *d, s32 target,
+			 struct child *c)
 {
 	if (o->target_type == CYCSAMPLE_TARGET_CPUS)
 		return true;
+	if (module_ends_sessions(d)) {
+		reap(c, false); /* the status, for the report */
+		return true;
+	}
 	if (c->pid) {
 		reap(c, false);
 		return !c->reaped;
@@ -407,7 +451,7 @@ static int loop(const struct record_opts *o, struct cs_device *d, struct drain_c
 			break;
 		if (o->duration > 0 && now_ns() - start >= o->duration * 1e9)
 			break;
-		if (!target_alive(o, target, c)) {
+		if (!target_alive(o, d, target, c)) {
 			if (!gone_since)
 				gone_since = now_ns();
 			else if (now_ns() - gone_since > END_GRACE_NS)
@@ -449,6 +493,14 @@ int session_record(const struct record_opts *o, struct profile *p, struct maps *
 		goto out_child;
 	build_config(o, target, &cfg);
 	ret = dev_configure(&d, &cfg);
+	if (ret == -EINVAL && (cfg.flags & CYCSAMPLE_CFG_ENABLE_ON_EXEC)) {
+		/* a module from before ENABLE_ON_EXEC: the child is sampled from START */
+		cfg.flags &= ~CYCSAMPLE_CFG_ENABLE_ON_EXEC;
+		ret = dev_configure(&d, &cfg);
+		if (!ret)
+			pr_warn("%s cannot start sampling at exec: %s shows in the profile",
+				o->device, prog_name);
+	}
 	if ((ret == -EACCES || ret == -EPERM) && (cfg.flags & CYCSAMPLE_CFG_KERNEL_CHAIN)) {
 		/* an unprivileged or locked-down session may still sample user space */
 		cfg.flags &= ~CYCSAMPLE_CFG_KERNEL_CHAIN;

@@ -48,8 +48,10 @@ expect 2 "$(( $(getconf PAGESIZE) * 8192 / 1024 )) KiB per CPU" \
 	"-m 8192 pages: refused by their size in bytes" -- "$tool" -m 8192 -p 1
 expect 1 "no such process" "-m 512K: a size is accepted" -- "$tool" -m 512K -p "$dead"
 expect 2 "sort keys 'bogus': unknown key" "--sort bogus: usage error" -- "$tool" --sort bogus -p 1
-expect 2 "a key given twice (use comm,pid,tid,dso,sym,srcline: at most 6, each once)" \
+expect 2 "a key given twice (use comm,pid,tid,dso,sym,srcline,pmu: at most 7, each once)" \
 	"--sort dso,sym,dso: duplicate key, limit named" -- "$tool" --sort dso,sym,dso -i "$cap"
+expect 0 "Self cycles  Samples  Command  Pid  Tid  Shared object .* PMU$" "--sort with every key once: accepted" -- \
+	"$tool" -i "$cap" --sort comm,pid,tid,dso,sym,srcline,pmu
 expect 2 "weight: 'cpu' (use period or samples)" "--weight cpu: usage error" -- \
 	"$tool" -i "$cap" --weight cpu
 expect 2 "call graph: 'upward'" "--call-graph upward: usage error" -- \
