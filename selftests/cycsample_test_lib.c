@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -46,9 +47,16 @@ int cs_configure(int fd, const struct cycsample_config *cfg)
 
 int cs_info(int fd, struct cycsample_info *info)
 {
+	int err;
+
 	memset(info, 0, sizeof(*info));
 	info->size = sizeof(*info);
-	return cs_ioctl(fd, CYCSAMPLE_IOC_INFO, info);
+	err = cs_ioctl(fd, CYCSAMPLE_IOC_INFO, info);
+	if (err != ENOTTY)
+		return err;
+	/* a module from before the PMU list: the fields it lacks stay zero */
+	info->size = CYCSAMPLE_INFO_SIZE_VER0;
+	return cs_ioctl(fd, CYCSAMPLE_IOC_INFO_VER0, info);
 }
 
 int cs_start(int fd)
@@ -392,10 +400,28 @@ void cs_recs_free(struct cs_recs *r)
 	memset(r, 0, sizeof(*r));
 }
 
+int cs_pmu_of_cpu(const struct cycsample_info *info, unsigned int cpu)
+{
+	unsigned int i;
+
+	for (i = 0; i < info->nr_pmus && i < CYCSAMPLE_MAX_PMUS; i++)
+		if (cpu < CYCSAMPLE_PMU_CPUS && (info->pmus[i].cpus[cpu / 64] >> (cpu % 64) & 1))
+			return i;
+	return -1;
+}
+
+/* The event in use where @smp was taken: its PMU's, or the session's before the PMU list. */
+static __u32 sample_event(const struct cycsample_sample *smp, const struct cycsample_info *info)
+{
+	if (info->nr_pmus && smp->pmu < info->nr_pmus)
+		return info->pmus[smp->pmu].event;
+	return info->event;
+}
+
 static const char *sample_problem(const struct cycsample_sample *smp, const struct cs_rec *r,
 				  const struct cycsample_info *info, char *buf, size_t len)
 {
-	bool hw = info->event == CYCSAMPLE_EVENT_HW_CYCLES;
+	bool hw = sample_event(smp, info) == CYCSAMPLE_EVENT_HW_CYCLES;
 	__u32 cfl = info->config_flags;
 	size_t want;
 
@@ -405,8 +431,15 @@ static const char *sample_problem(const struct cycsample_sample *smp, const stru
 		PROBLEM("sample size %u, counts imply %zu", smp->hdr.size, want);
 	if (smp->arch != CS_ARCH)
 		PROBLEM("arch %u", smp->arch);
-	if (smp->reserved || smp->reserved2)
-		PROBLEM("reserved %u / %llu", smp->reserved, (unsigned long long)smp->reserved2);
+	if (smp->reserved2)
+		PROBLEM("reserved2 %llu", (unsigned long long)smp->reserved2);
+	if (info->nr_pmus ? smp->pmu >= info->nr_pmus : smp->pmu)
+		PROBLEM("pmu index %u, INFO lists %u", smp->pmu, info->nr_pmus);
+	/* the PMU that took it covers the CPU it was taken on */
+	if (info->nr_pmus && smp->cpu < CYCSAMPLE_PMU_CPUS &&
+	    cs_pmu_of_cpu(info, smp->cpu) != smp->pmu)
+		PROBLEM("sample on cpu %u from pmu %u, whose mask lacks that cpu", smp->cpu,
+			smp->pmu);
 	if (smp->flags & ~CYCSAMPLE_SAMPLE_ALL_FLAGS)
 		PROBLEM("unknown flags %#x", smp->flags);
 	if ((smp->flags & CYCSAMPLE_SAMPLE_NMI) && (smp->flags & CYCSAMPLE_SAMPLE_SW_CLOCK))
@@ -415,8 +448,11 @@ static const char *sample_problem(const struct cycsample_sample *smp, const stru
 	if ((smp->flags & CYCSAMPLE_SAMPLE_IRQS_OFF) &&
 	    (!(smp->flags & CYCSAMPLE_SAMPLE_NMI) || !(smp->flags & CYCSAMPLE_SAMPLE_KERNEL)))
 		PROBLEM("flags %#x: IRQS_OFF without NMI or in user mode", smp->flags);
+#ifdef __aarch64__
+	/* inside a context switch current and the user address space may disagree */
 	if ((smp->flags & CYCSAMPLE_SAMPLE_IRQS_OFF) && smp->nr_user)
 		PROBLEM("%u user frames with IRQs masked", smp->nr_user);
+#endif
 	if (!(smp->flags & CYCSAMPLE_SAMPLE_USER) == !(smp->flags & CYCSAMPLE_SAMPLE_KERNEL))
 		PROBLEM("flags %#x: not exactly one of USER, KERNEL", smp->flags);
 	if (smp->cpu != r->ring_cpu)
@@ -628,7 +664,11 @@ __attribute__((noinline, used, section("cs_text_outer"))) void cs_spin_outer(voi
 	abort();
 }
 
-void cs_spin_cpu_ms(unsigned int ms)
+/*
+ * Spin for @ms of the thread's CPU time (a clock read every 100000 rounds).
+ * Inlined into each caller, so that the loop is in the caller's section.
+ */
+static inline __attribute__((always_inline)) void cs_spin_for_ms(unsigned int ms)
 {
 	struct timespec ts;
 	uint64_t end, now;
@@ -642,6 +682,16 @@ void cs_spin_cpu_ms(unsigned int ms)
 		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 		now = ts.tv_sec * 1000ULL + ts.tv_nsec / 1000000;
 	} while (now < end);
+}
+
+void cs_spin_cpu_ms(unsigned int ms)
+{
+	cs_spin_for_ms(ms);
+}
+
+__attribute__((noinline, used, section("cs_text_mark"))) void cs_spin_mark_ms(unsigned int ms)
+{
+	cs_spin_for_ms(ms);
 }
 
 void cs_spin_syscalls(void)
@@ -674,6 +724,85 @@ __attribute__((noinline, used, section("cs_text_priv"))) static void cs_spin_pri
 		cs_sink++;
 }
 
+/* The same for @ms of CPU time (a clock read every 100000 rounds). */
+__attribute__((noinline, used, section("cs_text_priv"))) static void
+cs_spin_priv_ms(unsigned int ms)
+{
+	cs_spin_for_ms(ms);
+}
+
+/* ---- the exec race: see CS_SPIN_ENV "race" and "race-priv" ---- */
+
+static char *cs_race_env[5];
+
+static void cs_race_exec(const char *path, const char *mode)
+{
+	static char m[64], e[4200], h[4200], c[4200];
+	const char *count = getenv(CS_RACE_COUNT);
+	char *argv[] = { (char *)path, NULL };
+
+	snprintf(m, sizeof(m), CS_SPIN_ENV "=%s", mode);
+	snprintf(e, sizeof(e), CS_RACE_EXE "=%s", getenv(CS_RACE_EXE));
+	snprintf(h, sizeof(h), CS_RACE_HELPER "=%s", getenv(CS_RACE_HELPER));
+	snprintf(c, sizeof(c), CS_RACE_COUNT "=%s", count ? count : "");
+	cs_race_env[0] = m;
+	cs_race_env[1] = e;
+	cs_race_env[2] = h;
+	cs_race_env[3] = c;
+	execve(path, argv, cs_race_env);
+	_exit(3);
+}
+
+static void *cs_race_spinner(void *arg)
+{
+	cs_spin_outer();
+}
+
+/* One of the threads: spin a little while, then exec the setuid helper. */
+static void *cs_race_execer(void *arg)
+{
+	cs_spin_cpu_ms(1 + (unsigned int)getpid() % 8);
+	cs_race_exec(getenv(CS_RACE_HELPER), "race-priv");
+	return NULL;
+}
+
+/* The unprivileged image: spinning threads, one of which execs the helper. */
+static void cs_race_unprivileged(void)
+{
+	pthread_t t;
+	int i;
+
+	if (!getenv(CS_RACE_EXE) || !getenv(CS_RACE_HELPER))
+		_exit(4);
+	for (i = 0; i < CS_RACE_THREADS - 1; i++)
+		if (pthread_create(&t, NULL, cs_race_spinner, NULL))
+			_exit(5);
+	if (pthread_create(&t, NULL, cs_race_execer, NULL))
+		_exit(5);
+	for (;;)
+		pause();
+}
+
+/* The setuid-root image: spin in the privileged code, drop to nobody, exec back. */
+static void cs_race_privileged(void)
+{
+	const char *count = getenv(CS_RACE_COUNT);
+	int fd;
+
+	if (count && geteuid() == 0) {
+		fd = open(count, O_WRONLY | O_APPEND | O_CLOEXEC);
+		if (fd >= 0 && write(fd, "p", 1) != 1)
+			_exit(6);
+		if (fd >= 0)
+			close(fd);
+	}
+	cs_spin_priv_ms(10);
+	if (setresgid(CS_NOBODY, CS_NOBODY, CS_NOBODY) ||
+	    setresuid(CS_NOBODY, CS_NOBODY, CS_NOBODY))
+		_exit(7);
+	cs_race_exec(getenv(CS_RACE_EXE), "race");
+}
+
 /* See CS_SPIN_ENV: turn this exec of a test binary into a target. */
 __attribute__((constructor)) static void cs_spin_on_request(void)
 {
@@ -690,6 +819,10 @@ __attribute__((constructor)) static void cs_spin_on_request(void)
 			_exit(1);
 		cs_spin_priv();
 	}
+	if (!strcmp(mode, "race"))
+		cs_race_unprivileged();
+	if (!strcmp(mode, "race-priv"))
+		cs_race_privileged();
 	_exit(2);
 }
 

@@ -21,6 +21,8 @@
 #define CS_MODULE_DIR "/sys/module/cycsample"
 #define CS_PARAM_DIR CS_MODULE_DIR "/parameters"
 #define CS_SAMPLE_RATE "/proc/sys/kernel/perf_event_max_sample_rate"
+/* 0: perf never lowers CS_SAMPLE_RATE for slow handlers */
+#define CS_CPU_TIME_PERCENT "/proc/sys/kernel/perf_cpu_time_max_percent"
 
 /* A period that gives a few hundred samples a second per busy CPU under TCG. */
 #define CS_PERIOD 1000000ULL
@@ -180,6 +182,9 @@ struct cs_counts {
 
 void cs_count(const struct cs_recs *r, struct cs_counts *c);
 
+/* Index of the entry of info->pmus that covers @cpu, or -1. */
+int cs_pmu_of_cpu(const struct cycsample_info *info, unsigned int cpu);
+
 /* The last record of @type read, or NULL. */
 const void *cs_find_record(const struct cs_recs *r, __u32 type);
 
@@ -207,6 +212,12 @@ extern const char __start_cs_text_outer[], __stop_cs_text_outer[];
 void cs_spin_outer(void) __attribute__((noreturn));
 /* Spin in user space for @ms milliseconds of CPU time, then return. */
 void cs_spin_cpu_ms(unsigned int ms);
+/*
+ * The same, in code of its own, [__start_cs_text_mark, __stop_cs_text_mark),
+ * for "no sample of this code" and "samples of this code, at these times".
+ */
+extern const char __start_cs_text_mark[], __stop_cs_text_mark[];
+void cs_spin_mark_ms(unsigned int ms);
 /* getppid() in a loop forever: most time is in the kernel's syscall path. */
 void cs_spin_syscalls(void) __attribute__((noreturn));
 /* Recurse @depth levels, then spin forever (for callchain depth limits). */
@@ -218,8 +229,17 @@ void cs_spin_deep(unsigned int depth) __attribute__((noreturn));
  *   "user"      cs_spin_outer()
  *   "priv:<fd>" write geteuid() as an int to <fd>, then spin in cs_spin_priv(),
  *               whose code is [__start_cs_text_priv, __stop_cs_text_priv)
+ *   "race"      the exec race's target: CS_RACE_THREADS threads spin, one of
+ *               them execs CS_RACE_HELPER (a setuid-root copy) as "race-priv"
+ *   "race-priv" as root: append a byte to CS_RACE_COUNT, spin 10 ms in the
+ *               code of cs_spin_priv(), become nobody, exec CS_RACE_EXE as
+ *               "race"; so the same pid alternates between the two images
  */
 #define CS_SPIN_ENV "CYCSAMPLE_SELFTEST_SPIN"
+#define CS_RACE_EXE "CYCSAMPLE_RACE_EXE"
+#define CS_RACE_HELPER "CYCSAMPLE_RACE_HELPER"
+#define CS_RACE_COUNT "CYCSAMPLE_RACE_COUNT"
+#define CS_RACE_THREADS 8
 extern const char __start_cs_text_priv[], __stop_cs_text_priv[];
 /* Path of the running test binary (readlink of /proc/self/exe), or NULL. */
 const char *cs_self_exe(void);

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A session's life: the target exits (normally, by SIGKILL, leader first),
- * exec()s, the reader dies, STOP/START cycles, several sessions at once, and
- * the module reference that keeps rmmod away while a session is open or
- * mapped.  The max_sessions limit is in limits_test.
+ * exec()s, its child processes outlive it or exec, the reader dies,
+ * STOP/START cycles, several sessions at once, and the module reference
+ * that keeps rmmod away while a session is open or mapped.  The
+ * max_sessions limit is in limits_test.
  */
 #include "kselftest_harness.h"
 
@@ -313,6 +314,222 @@ TEST_F_TIMEOUT(life, exec_emits_exec_record_and_sampling_goes_on, 60)
 	EXPECT_LE(10, after) TH_LOG("%lu samples after exec", after);
 	EXPECT_LE(10, late) TH_LOG("%lu samples from 0.5 s after exec on", late);
 	EXPECT_LE(late / 2, late_in_leaf) TH_LOG("the new image spins in cs_spin_leaf");
+}
+
+/* ---------------------------------------------------------------------- */
+/* Child processes                                                        */
+/* ---------------------------------------------------------------------- */
+
+struct family {
+	int go[2]; /* the target starts when this is readable */
+	int pids[2]; /* the target writes its child's pid here */
+	bool exec; /* the child execs this binary as a spinner */
+	bool pin; /* everything on CPU 0, so one ring sees it all */
+};
+
+/* The grandchild: spin (as the target's fork), maybe exec a spinner. */
+static int family_child(void *arg)
+{
+	const struct family *f = arg;
+	const char *exe = cs_self_exe();
+	char *envp[] = { CS_SPIN_ENV "=user", NULL };
+	char *argv[] = { (char *)exe, NULL };
+
+	if (!f->exec)
+		cs_spin_outer();
+	cs_spin_mark_ms(300);
+	execve(exe, argv, envp);
+	return 1;
+}
+
+/* The target: after the go byte fork the grandchild, report it, spin a little, exit. */
+static int family_target(void *arg)
+{
+	struct family *f = arg;
+	pid_t child;
+	char c;
+
+	if (f->pin && cs_pin(0, 0))
+		return 1;
+	if (read(f->go[0], &c, 1) != 1)
+		return 1;
+	child = fork();
+	if (child < 0)
+		return 1;
+	if (!child)
+		_exit(family_child(f));
+	if (write(f->pids[1], &child, sizeof(child)) != sizeof(child))
+		return 1;
+	cs_spin_cpu_ms(200);
+	return 0;
+}
+
+/* Configure and START on a family_target() child; returns the grandchild. */
+static pid_t start_family(struct __test_metadata *_metadata, FIXTURE_DATA(life) * self,
+			  struct family *f, __u32 ring_pages)
+{
+	struct cycsample_config cfg;
+	pid_t grandchild = -1;
+
+	if (pipe(f->go) || pipe(f->pids))
+		return -1;
+	self->child = cs_spawn(family_target, f);
+	if (self->child < 0)
+		return -1;
+	cs_config_init(&cfg, CYCSAMPLE_TARGET_PID, self->child);
+	cfg.ring_pages = ring_pages;
+	if (cs_session_open(&self->s, &cfg, NULL) || cs_start(self->s.fd))
+		return -1;
+	if (write(f->go[1], "g", 1) != 1 ||
+	    read(f->pids[0], &grandchild, sizeof(grandchild)) != sizeof(grandchild))
+		return -1;
+	return grandchild;
+}
+
+TEST_F_TIMEOUT(life, process_session_lives_while_a_child_runs, 60)
+{
+	const struct cycsample_task_event *exit_rec;
+	struct family f = { 0 };
+	unsigned long later = 0;
+	uint64_t gone_ns = 0;
+	struct timespec ts;
+	pid_t grandchild;
+	struct cs_counts c;
+	size_t i;
+	int status;
+
+	LIFE_BEGIN();
+	grandchild = start_family(_metadata, self, &f, 0);
+	ASSERT_LT(0, grandchild);
+	self->other = grandchild;
+	status = cs_wait_ms(self->child, 5000);
+	ASSERT_TRUE(status != -1 && WIFEXITED(status)) TH_LOG("the target did not exit");
+	self->child = -1;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	gone_ns = ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+	cs_collect_for(&self->s, 1000, &self->recs);
+	ASSERT_EQ(0, cs_session_info(&self->s));
+	EXPECT_EQ(CYCSAMPLE_STATE_RUNNING, self->s.info.state)
+	TH_LOG("the session ended with the target, while its child runs");
+	for (i = 0; i < self->recs.n; i++) {
+		const struct cycsample_sample *smp = cs_sample(&self->recs.v[i]);
+
+		later += smp && smp->pid == (__u32)grandchild && smp->time > gone_ns;
+	}
+	EXPECT_LE(10, later) TH_LOG("%lu samples of the child after the target exited", later);
+	/* the last one gone: now the session ends */
+	cs_kill(grandchild);
+	self->other = -1;
+	cs_collect_for(&self->s, 3000, &self->recs); /* returns at POLLHUP */
+	ASSERT_EQ(0, cs_session_info(&self->s));
+	EXPECT_EQ(CYCSAMPLE_STATE_ENDED, self->s.info.state);
+	CS_ASSERT_RECS_OK(&self->recs, &self->s.info);
+	cs_count(&self->recs, &c);
+	EXPECT_EQ(1, c.exits);
+	exit_rec = cs_find_record(&self->recs, CYCSAMPLE_REC_EXIT);
+	ASSERT_NE(NULL, exit_rec);
+	for (i = 0; i < self->recs.n; i++)
+		EXPECT_GE(exit_rec->time, ((const __u64 *)self->recs.v[i].buf)[1]);
+}
+
+/* EXEC records of @pid, and samples of it in the leaf earlier than the first of them. */
+static unsigned long exec_records_of(const struct cs_recs *r, pid_t pid, uint64_t *first)
+{
+	unsigned long n = 0;
+	size_t i;
+
+	*first = UINT64_MAX;
+	for (i = 0; i < r->n; i++) {
+		const struct cycsample_task_event *te = r->v[i].buf;
+
+		if (cs_hdr(&r->v[i])->type != CYCSAMPLE_REC_EXEC || te->pid != (__u32)pid)
+			continue;
+		n++;
+		*first = te->time < *first ? te->time : *first;
+	}
+	return n;
+}
+
+static unsigned long leaf_samples_before(const struct cs_recs *r, pid_t pid, uint64_t t)
+{
+	unsigned long n = 0;
+	size_t i;
+
+	for (i = 0; i < r->n; i++) {
+		const struct cycsample_sample *smp = cs_sample(&r->v[i]);
+
+		n += smp && smp->pid == (__u32)pid && CS_IN_TEXT(leaf, smp->pc) && smp->time < t;
+	}
+	return n;
+}
+
+static unsigned long leaf_samples(const struct cs_recs *r, pid_t pid)
+{
+	return cs_count_pc_in(r, pid, __start_cs_text_leaf, __stop_cs_text_leaf);
+}
+
+TEST_F_TIMEOUT(life, child_process_exec_gets_an_exec_record, 60)
+{
+	struct family f = { .exec = true };
+	pid_t grandchild;
+	uint64_t first;
+	unsigned long n;
+	int i;
+
+	LIFE_BEGIN();
+	grandchild = start_family(_metadata, self, &f, 0);
+	ASSERT_LT(0, grandchild);
+	self->other = grandchild;
+	/* a debug kernel may take seconds to fault the new image in */
+	for (i = 0; i < 16 && leaf_samples(&self->recs, grandchild) < 10; i++)
+		cs_collect_for(&self->s, 500, &self->recs);
+	ASSERT_EQ(0, cs_stop(self->s.fd));
+	cs_drain(&self->s, &self->recs);
+	ASSERT_EQ(0, cs_session_info(&self->s));
+	CS_ASSERT_RECS_OK(&self->recs, &self->s.info);
+	n = exec_records_of(&self->recs, grandchild, &first);
+	EXPECT_EQ(1, n) TH_LOG("%lu EXEC records for the child that exec'd", n);
+	EXPECT_EQ(0, exec_records_of(&self->recs, self->child, &first));
+	n = exec_records_of(&self->recs, grandchild, &first);
+	EXPECT_LE(10, leaf_samples(&self->recs, grandchild));
+	EXPECT_EQ(0, leaf_samples_before(&self->recs, grandchild, first))
+	TH_LOG("samples of the new image before its EXEC record");
+}
+
+/*
+ * The ring of CPU 0 is full when the child execs (the reader does not drain
+ * it), so the EXEC record cannot be written; it must come with the first
+ * sample that fits once the reader makes room, and before it.
+ */
+TEST_F_TIMEOUT(life, exec_record_lost_on_a_full_ring_is_sent_again, 60)
+{
+	struct family f = { .exec = true, .pin = true };
+	struct cycsample_info info;
+	unsigned long n, lost_before;
+	pid_t grandchild;
+	uint64_t first;
+	int i;
+
+	LIFE_BEGIN();
+	grandchild = start_family(_metadata, self, &f, 2); /* 8 KiB rings: ~90 samples */
+	ASSERT_LT(0, grandchild);
+	self->other = grandchild;
+	/* the target pinned everything to CPU 0; the exec comes at ~300 ms of CPU */
+	cs_sleep_ms(2000);
+	ASSERT_EQ(0, cs_info(self->s.fd, &info));
+	lost_before = info.lost;
+	for (i = 0; i < 16 && leaf_samples(&self->recs, grandchild) < 10; i++)
+		cs_collect_for(&self->s, 500, &self->recs);
+	ASSERT_EQ(0, cs_stop(self->s.fd));
+	cs_drain(&self->s, &self->recs);
+	ASSERT_EQ(0, cs_session_info(&self->s));
+	CS_ASSERT_RECS_OK(&self->recs, &self->s.info);
+	n = exec_records_of(&self->recs, grandchild, &first);
+	TH_LOG("%lu lost while the reader slept, %lu EXEC records of the child", lost_before, n);
+	ASSERT_LT(0, lost_before) TH_LOG("the ring never filled: the test proves nothing");
+	EXPECT_EQ(1, n);
+	EXPECT_LE(10, leaf_samples(&self->recs, grandchild));
+	EXPECT_EQ(0, leaf_samples_before(&self->recs, grandchild, first));
 }
 
 /* Shared with the child of the TID test. */

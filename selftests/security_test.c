@@ -24,6 +24,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
+#include <sys/mman.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -47,6 +48,11 @@ struct result {
 	pid_t exec_target;
 	__u32 state_after_exec;
 	unsigned long exit_records, after_exit; /* EXIT records; records later than it */
+	/* the exec race: STARTs done, refused (EACCES), ended by an exec, sessions,
+	 * samples, samples of the privileged code; the slowest round and the
+	 * time of the loop, in ms */
+	unsigned long starts, refused, ended, sessions, race_samples, priv_samples;
+	unsigned long slowest_ms, loop_ms;
 };
 
 enum target_kind { OWN, OWN_NOT_DUMPABLE, GIVEN, CPUS };
@@ -1078,6 +1084,150 @@ TEST_F_TIMEOUT(security, setuid_exec_ends_what_the_user_sees_of_the_target, 60)
 	TH_LOG("the session did not end when the kernel detached its counters");
 	EXPECT_EQ(1, self->res->exit_records);
 	EXPECT_EQ(0, self->res->after_exit) TH_LOG("records later than the EXIT record");
+}
+
+/*
+ * The exec race (perf_event_open() closes it with the target's
+ * exec_update_lock): a session checks that it may profile the target and
+ * then installs counters; if a setuid exec completes in between, a counter
+ * lands on the privileged image.  The target's threads spin while one of
+ * them execs a setuid-root copy of this binary, which spins 10 ms in the
+ * code of cs_spin_priv(), becomes nobody again and execs back, so the same
+ * pid keeps changing images while the reader STARTs and STOPs on it.  No
+ * sample of the privileged code may ever reach the reader.  make check runs
+ * it for 20 s; CYCSAMPLE_STRESS_LONG=1 for 10^4 STARTs (or an hour).
+ */
+struct race_req {
+	struct result *res;
+	const char *exe, *helper, *count;
+	unsigned int rounds; /* STARTs that succeed */
+	uint64_t deadline_ms;
+};
+
+static int race_target(void *arg)
+{
+	const struct race_req *rq = arg;
+	char *argv[] = { (char *)rq->exe, NULL };
+	char m[64], e[160], h[160], c[160];
+	char *envp[] = { m, e, h, c, NULL };
+
+	snprintf(m, sizeof(m), CS_SPIN_ENV "=race");
+	snprintf(e, sizeof(e), CS_RACE_EXE "=%s", rq->exe);
+	snprintf(h, sizeof(h), CS_RACE_HELPER "=%s", rq->helper);
+	snprintf(c, sizeof(c), CS_RACE_COUNT "=%s", rq->count);
+	execve(rq->exe, argv, envp);
+	return 1;
+}
+
+/* As nobody: (re)configure when needed, START/STOP @rounds times, count samples of priv code. */
+static int nobody_races_execs(void *arg)
+{
+	const struct race_req *rq = arg;
+	struct result *rr = rq->res;
+	struct cycsample_config cfg;
+	struct cs_recs recs = { 0 };
+	struct cs_session s = { .fd = -1 };
+	uint64_t t0 = cs_now_ms(), t = t0, now;
+	unsigned int round;
+	pid_t target;
+	size_t i;
+	int err;
+
+	target = cs_spawn(race_target, (void *)rq);
+	if (target < 0)
+		return 200;
+	rq->res->exec_target = target;
+	cs_config_init(&cfg, CYCSAMPLE_TARGET_PID, target);
+	cfg.ring_pages = 16;
+	for (round = 0; round < rq->rounds && (now = cs_now_ms()) < rq->deadline_ms; t = now) {
+		if (now - t > rr->slowest_ms)
+			rr->slowest_ms = now - t;
+		if (s.fd < 0) {
+			/* refused while the target runs the privileged image */
+			err = cs_session_open(&s, &cfg, NULL);
+			if (err) {
+				rr->refused++;
+				usleep(200);
+				continue;
+			}
+			rr->sessions++;
+		}
+		err = cs_start(s.fd);
+		if (err == EACCES) {
+			rr->refused++;
+			usleep(200);
+			continue;
+		}
+		if (err) {
+			/* ENDED: the kernel detached the counters at a setuid exec */
+			rr->ended++;
+			cs_session_close(&s);
+			continue;
+		}
+		round++;
+		rr->starts++;
+		/* a counter that landed on the privileged image samples it within ms */
+		cs_collect_for(&s, 5, &recs);
+		cs_stop(s.fd);
+		cs_drain(&s, &recs);
+		for (i = 0; i < recs.n; i++) {
+			const struct cycsample_sample *smp = cs_sample(&recs.v[i]);
+
+			if (!smp)
+				continue;
+			rr->race_samples++;
+			rr->priv_samples += smp->pc >= (uintptr_t)__start_cs_text_priv &&
+					    smp->pc < (uintptr_t)__stop_cs_text_priv;
+		}
+		cs_recs_free(&recs);
+	}
+	rr->loop_ms = cs_now_ms() - t0;
+	cs_session_close(&s);
+	cs_kill(target);
+	return 0;
+}
+
+TEST_F_TIMEOUT(security, setuid_exec_racing_start_never_leaks_the_privileged_image, 1800)
+{
+	struct result *rr = self->res;
+	char helper[96], count[128], buf[16];
+	struct race_req rq;
+	uint64_t t0 = cs_now_ms();
+	struct stat st;
+	int fd;
+
+	SEC_BEGIN(1);
+	ASSERT_EQ(0, cs_param_set("unpriv_min_period", CS_PERIOD / 4));
+	ASSERT_EQ(0,
+		  make_setuid_copy(self->suid_dir, sizeof(self->suid_dir), helper, sizeof(helper)));
+	snprintf(count, sizeof(count), "%s/count", self->suid_dir);
+	fd = open(count, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+	ASSERT_LE(0, fd);
+	fchmod(fd, 0666);
+	close(fd);
+	rq = (struct race_req){ .res = self->res,
+				.exe = cs_self_exe(),
+				.helper = helper,
+				.count = count,
+				.rounds = 10000,
+				.deadline_ms =
+					t0 + 1000 * (getenv("CYCSAMPLE_STRESS_LONG") ? 3600 : 20) };
+	ASSERT_NE(NULL, rq.exe);
+	ASSERT_EQ(0, run_as_nobody(nobody_races_execs, &rq));
+	ASSERT_EQ(0, stat(count, &st));
+	unlink(count);
+	snprintf(buf, sizeof(buf), "%lld", (long long)st.st_size);
+	TH_LOG("%llu s: %lu STARTs (of %u), %lu refused, %lu ended by the exec, "
+	       "%lu sessions, %s runs of the privileged image, %lu samples, %lu of them privileged "
+	       "(loop %lu ms, slowest round %lu ms)",
+	       (unsigned long long)(cs_now_ms() - t0) / 1000, rr->starts, rq.rounds, rr->refused,
+	       rr->ended, rr->sessions, buf, rr->race_samples, rr->priv_samples, rr->loop_ms,
+	       rr->slowest_ms);
+	if (!st.st_size)
+		SKIP(return, "the setuid bit was not honoured here");
+	EXPECT_LT(0, rr->starts);
+	EXPECT_EQ(0, rr->priv_samples)
+	TH_LOG("samples of the setuid image reached an unprivileged reader");
 }
 
 TEST_HARNESS_MAIN

@@ -432,6 +432,330 @@ TEST_F_TIMEOUT(stress, threads_born_during_a_session_are_sampled, 600)
 /* The smallest period on every CPU                                       */
 /* ---------------------------------------------------------------------- */
 
+/*
+ * Threads born while START attaches.  A counter created disabled and enabled
+ * a moment later gives a thread cloned in between a copy that stays off for
+ * good: perf_event_enable() does not reach inherited copies.  To hit that
+ * moment, "relay" threads clone their successor and exit at once, so each
+ * lineage is always in a clone; every few hops a relay also starts a worker
+ * that spins STORM_WORK_MS of CPU time.  A relay that inherits an off
+ * counter passes it on to every relay and worker after it, so its lineage
+ * goes dark for the rest of the round.  Each round is one START, a short
+ * collection, one STOP; every worker that ran at least 20 ms of CPU time
+ * inside a round must have samples in it.
+ */
+#define STORM_LINEAGES 8
+#define STORM_WORK_MS 25
+#define STORM_WORKER_EVERY 8
+#define STORM_MAX_WORKERS 200000
+
+struct storm_worker {
+	int tid, lineage;
+	uint64_t mono_start, mono_end; /* CLOCK_MONOTONIC ns */
+	uint64_t cpu_ns;
+};
+
+struct storm {
+	unsigned long nr_workers, hops;
+	struct storm_worker w[STORM_MAX_WORKERS];
+};
+
+struct storm_relay {
+	struct storm *st;
+	int lineage;
+	unsigned long hop;
+};
+
+static uint64_t mono_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static void *storm_worker(void *p)
+{
+	struct storm_relay *r = p;
+	unsigned long i = __atomic_fetch_add(&r->st->nr_workers, 1, __ATOMIC_RELAXED);
+	struct storm_worker *w;
+	uint64_t cpu0;
+
+	if (i >= STORM_MAX_WORKERS) {
+		free(r);
+		return NULL;
+	}
+	w = &r->st->w[i];
+	w->tid = syscall(SYS_gettid);
+	w->lineage = r->lineage;
+	free(r);
+	w->mono_start = mono_ns(CLOCK_MONOTONIC);
+	cpu0 = mono_ns(CLOCK_THREAD_CPUTIME_ID);
+	cs_spin_cpu_ms(STORM_WORK_MS);
+	w->cpu_ns = mono_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0;
+	/* last: the test reads a worker once it has ended */
+	__atomic_store_n(&w->mono_end, mono_ns(CLOCK_MONOTONIC), __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* When a worker ended, or 0 while it runs. */
+static uint64_t storm_ended(const struct storm_worker *w)
+{
+	return __atomic_load_n(&w->mono_end, __ATOMIC_ACQUIRE);
+}
+
+static bool storm_start(void *(*fn)(void *), struct storm_relay *r)
+{
+	pthread_attr_t a;
+	pthread_t t;
+	bool ok;
+
+	pthread_attr_init(&a);
+	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&a, 64 * 1024);
+	ok = !pthread_create(&t, &a, fn, r);
+	pthread_attr_destroy(&a);
+	return ok;
+}
+
+static struct storm_relay *storm_copy(const struct storm_relay *r)
+{
+	struct storm_relay *c = malloc(sizeof(*c));
+
+	if (c)
+		*c = *r;
+	return c;
+}
+
+static void *storm_relay(void *p)
+{
+	struct storm_relay *r = p, *w;
+
+	__atomic_fetch_add(&r->st->hops, 1, __ATOMIC_RELAXED);
+	if (++r->hop % STORM_WORKER_EVERY == 0) {
+		w = storm_copy(r);
+		if (w && !storm_start(storm_worker, w))
+			free(w);
+	}
+	/* the successor takes r over; on failure the lineage ends */
+	if (!storm_start(storm_relay, r))
+		free(r);
+	return NULL;
+}
+
+static int storm_main(void *p)
+{
+	struct storm *st = p;
+	int i;
+
+	for (i = 0; i < STORM_LINEAGES; i++) {
+		struct storm_relay *r = malloc(sizeof(*r));
+
+		if (!r)
+			return 1;
+		*r = (struct storm_relay){ .st = st, .lineage = i };
+		if (!storm_start(storm_relay, r))
+			return 1;
+	}
+	for (;;)
+		pause();
+	return 0;
+}
+
+/* Samples of one thread in this round's records. */
+static unsigned long storm_samples_of(const struct cs_recs *r, int tid)
+{
+	unsigned long n = 0;
+	size_t i;
+
+	for (i = 0; i < r->n; i++) {
+		const struct cycsample_sample *smp = cs_sample(&r->v[i]);
+
+		n += smp && smp->tid == (__u32)tid;
+	}
+	return n;
+}
+
+TEST_F_TIMEOUT(stress, threads_cloned_while_start_attaches_are_sampled, 900)
+{
+	unsigned int rounds = SHORT_OR_LONG(40, 600), round, lineage;
+	unsigned long judged = 0, dark = 0, dark_rounds = 0, samples = 0;
+	unsigned long first = 0, hops0;
+	struct cycsample_config cfg;
+	struct storm *st;
+	char pct[16];
+	pid_t pid;
+	uint64_t t0 = cs_now_ms();
+
+	STRESS_BEGIN();
+	st = mmap(NULL, sizeof(*st), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, st);
+	/* no throttling: at one sample per tick a 25 ms worker could go unsampled */
+	ASSERT_EQ(0, cs_read_file(CS_CPU_TIME_PERCENT, pct, sizeof(pct)));
+	ASSERT_EQ(0, cs_write_file(CS_CPU_TIME_PERCENT, "0"));
+	cs_reset_sample_rate();
+	pid = cs_spawn(storm_main, st);
+	ASSERT_LT(0, pid);
+	cs_sleep_ms(200);
+	cs_config_init(&cfg, CYCSAMPLE_TARGET_PID, pid);
+	cfg.sample_period = CS_PERIOD / 4;
+	cfg.ring_pages = 256;
+	CS_ASSERT_SESSION(&self->s, &cfg);
+	hops0 = st->hops;
+	for (round = 0; round < rounds; round++) {
+		unsigned long dark_in[STORM_LINEAGES] = { 0 }, n;
+		uint64_t started, stopping;
+		bool any_dark = false;
+		int err;
+
+		err = cs_start(self->s.fd);
+		if (err)
+			break;
+		started = mono_ns(CLOCK_MONOTONIC);
+		cs_collect_for(&self->s, 250, &self->recs);
+		stopping = mono_ns(CLOCK_MONOTONIC);
+		ASSERT_EQ(0, cs_stop(self->s.fd));
+		cs_drain(&self->s, &self->recs);
+		/* workers that ran their whole life inside this round */
+		n = __atomic_load_n(&st->nr_workers, __ATOMIC_ACQUIRE);
+		n = n < STORM_MAX_WORKERS ? n : STORM_MAX_WORKERS;
+		while (first < n && storm_ended(&st->w[first]) &&
+		       storm_ended(&st->w[first]) < started)
+			first++;
+		for (unsigned long i = first; i < n; i++) {
+			const struct storm_worker *w = &st->w[i];
+			uint64_t end = storm_ended(w);
+			unsigned long got;
+
+			if (!end || w->mono_start < started || end > stopping ||
+			    w->cpu_ns < 20000000)
+				continue;
+			judged++;
+			got = storm_samples_of(&self->recs, w->tid);
+			samples += got;
+			if (!got) {
+				dark++;
+				dark_in[w->lineage]++;
+				any_dark = true;
+			}
+		}
+		dark_rounds += any_dark;
+		if (any_dark) {
+			for (lineage = 0; lineage < STORM_LINEAGES; lineage++)
+				if (dark_in[lineage])
+					TH_LOG("round %u: lineage %u, %lu workers of >= 20 ms without a sample",
+					       round, lineage, dark_in[lineage]);
+		}
+		cs_recs_free(&self->recs);
+	}
+	cs_write_file(CS_CPU_TIME_PERCENT, pct);
+	cs_kill(pid);
+	TH_LOG("%u START rounds, %lu relay hops, %lu workers judged, %lu samples of them, "
+	       "%lu without a sample in %lu rounds, %llu s",
+	       round, st->hops - hops0, judged, samples, dark, dark_rounds,
+	       (unsigned long long)(cs_now_ms() - t0) / 1000);
+	EXPECT_EQ(rounds, round) TH_LOG("START failed in round %u", round);
+	EXPECT_LT(0, judged);
+	EXPECT_EQ(0, dark);
+	munmap(st, sizeof(*st));
+}
+
+/* ---------------------------------------------------------------------- */
+/* The bound on a session's counters                                      */
+/* ---------------------------------------------------------------------- */
+
+static void *pause_forever(void *arg)
+{
+	for (;;)
+		pause();
+	return NULL;
+}
+
+/* A process of (long)@arg threads in all, every one asleep. */
+static int sleeping_threads(void *arg)
+{
+	long i, n = (long)arg;
+	pthread_t t;
+
+	for (i = 1; i < n; i++)
+		if (pthread_create(&t, NULL, pause_forever, NULL))
+			return 1;
+	pause_forever(NULL);
+	return 0;
+}
+
+/* Threads of @pid (the Threads: line of its status), or -1. */
+static long nr_threads_of(pid_t pid)
+{
+	char path[64], buf[2048], *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	if (cs_read_file(path, buf, sizeof(buf)))
+		return -1;
+	p = strstr(buf, "\nThreads:");
+	return p ? strtol(p + 9, NULL, 10) : -1;
+}
+
+/* Counters a START gives each thread: one per PMU entry that samples, one clock. */
+static long counters_per_thread(const struct cycsample_info *info)
+{
+	long n = 0, clock = 0;
+	__u32 i;
+
+	for (i = 0; i < info->nr_pmus; i++) {
+		if (info->pmus[i].event == CYCSAMPLE_EVENT_HW_CYCLES)
+			n++;
+		else
+			clock = 1;
+	}
+	return n + clock;
+}
+
+/*
+ * max_counters bounds what one START may attach: threads x PMUs.  At the
+ * bound START succeeds; one below, it fails with EMFILE and leaves the
+ * session stopped, its counters released.
+ */
+TEST_F_TIMEOUT(stress, start_beyond_max_counters_is_emfile, 60)
+{
+	const long threads = 8;
+	struct cycsample_info info;
+	struct cycsample_config cfg;
+	long old, per_thread;
+	pid_t pid;
+	int i;
+
+	STRESS_BEGIN();
+	ASSERT_EQ(0, cs_param_get("max_counters", &old));
+	pid = cs_spawn(sleeping_threads, (void *)threads);
+	ASSERT_LT(0, pid);
+	for (i = 0; i < 300 && nr_threads_of(pid) < threads; i++)
+		cs_sleep_ms(10);
+	ASSERT_EQ(threads, nr_threads_of(pid));
+	cs_config_init(&cfg, CYCSAMPLE_TARGET_PID, pid);
+	CS_ASSERT_SESSION(&self->s, &cfg);
+	ASSERT_EQ(0, cs_start(self->s.fd));
+	ASSERT_EQ(0, cs_info(self->s.fd, &info));
+	ASSERT_EQ(0, cs_stop(self->s.fd));
+	per_thread = counters_per_thread(&info);
+	ASSERT_LE(1, per_thread);
+
+	ASSERT_EQ(0, cs_param_set("max_counters", threads * per_thread));
+	EXPECT_EQ(0, cs_start(self->s.fd)) TH_LOG("%ld counters, the bound", threads * per_thread);
+	EXPECT_EQ(0, cs_stop(self->s.fd));
+	ASSERT_EQ(0, cs_param_set("max_counters", threads * per_thread - 1));
+	EXPECT_EQ(EMFILE, cs_start(self->s.fd));
+	ASSERT_EQ(0, cs_info(self->s.fd, &info));
+	EXPECT_EQ(CYCSAMPLE_STATE_STOPPED, info.state) TH_LOG("state %u", info.state);
+	cs_param_set("max_counters", old);
+	EXPECT_EQ(0, cs_start(self->s.fd)) TH_LOG("after the bound is raised again");
+	EXPECT_EQ(0, cs_stop(self->s.fd));
+	cs_session_close(&self->s);
+	cs_kill(pid);
+	TH_LOG("%ld threads x %ld counters each: START at the bound, EMFILE one below", threads,
+	       per_thread);
+}
+
 static int spin_on(void *arg)
 {
 	cs_pin(0, (int)(long)arg);
