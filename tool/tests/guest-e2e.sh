@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# guest-e2e.sh [KERNEL-ID] - build cycread and the demo programs for the
+# guest-e2e.sh [KERNEL-ID [OPTIONS]] - build cycread and the demo programs for the
 # kernel's architecture, boot the guest with scripts/cycsample-vm and run
 # tests/guest/e2e-guest.sh there: shares of the demo's functions, complete
 # call chains, leaf-caller repair, the shared-library function, -p/-t/-a,
@@ -9,14 +9,30 @@
 # failure, EXEC, children, a deleted binary, a JIT perf map, capture files,
 # and demo/perfsample (perf_event_open alone) against cycread on the demo;
 # trees, filters, time slices; on arm64 a 32-bit armhf program (demo/a32demo):
-# ARM and Thumb chains and the AArch32 register dump; then go tool pprof reads
-# the guest's --pprof file as the guest's cycread reported it
-# (tests/check-pprof.py).
+# ARM and Thumb chains and the AArch32 register dump; on a guest with two
+# PMUs the big.LITTLE checks (each CPU's PMU samples, the header lists both,
+# --sort pmu, capture files keep them); then go tool pprof reads the guest's
+# --pprof file as the guest's cycread reported it (tests/check-pprof.py).
 # Default kernel: arm64-6.1.  Exit status: the guest's, or 1 when a host
 # check failed.
+#
+# Options: --pmus N and --add DIR go to scripts/cycsample-vm; --then CMD runs
+# in the guest after the checks (scripts/check runs sampling suites there),
+# and the checks' status stays the guest's.
 
 set -eu
 kernel=${1:-arm64-6.1}
+[ $# -gt 0 ] && shift
+vm_args=
+then=true
+while [ $# -gt 0 ]; do
+	case $1 in
+	--pmus) vm_args="$vm_args --pmus $2"; shift 2 ;;
+	--add) vm_args="$vm_args --add $2"; shift 2 ;;
+	--then) then=$2; shift 2 ;;
+	*) echo "guest-e2e.sh: unknown option '$1'" >&2; exit 2 ;;
+	esac
+done
 top=$(cd "$(dirname "$0")/../.." && pwd)
 case $kernel in
 x86_64-*)
@@ -44,8 +60,9 @@ mkdir -p "$out"
 {
 	# set -e: a failing guest must still leave its status for the host checks
 	vm=0
-	"$top/scripts/cycsample-vm" --kernel "$kernel" --add "$stage" --timeout 900 -- \
-		sh /mnt/add/e2e-guest.sh $arch || vm=$?
+	# shellcheck disable=SC2086 # vm_args holds separate options
+	"$top/scripts/cycsample-vm" --kernel "$kernel" --add "$stage" $vm_args --timeout 1800 -- \
+		sh -c "sh /mnt/add/e2e-guest.sh $arch; st=\$?; $then; exit \$st" || vm=$?
 	echo $vm >"$out/rc"
 } | tee "$out/guest.log"
 rc=$(cat "$out/rc")
