@@ -42,7 +42,7 @@ host=$top/build/tool-host/cycread
 echo
 echo "run-demo: flame graph $out/demo.svg (open it in a browser: hover, click to zoom," \
      "Search or Ctrl-F)"
-echo "run-demo: call chains, one line each: $out/demo.folded"
+echo "run-demo: call chains, one a line with its cycles: $out/demo.folded"
 echo "run-demo: report again from the capture: $host report -i $out/demo.cyc [--children|--raw]"
 echo "run-demo: what to read next: Documentation/design.rst (one sample, from the PMU" \
      "interrupt to this report), module/sampler.c, then Documentation/exercises.rst"
