@@ -104,19 +104,23 @@ static int cycs_cover_build(struct cycs_session *s, struct cycs_cover *c)
 
 	list_for_each_entry(te, &s->task_events, node) {
 		mutex_lock(&te->event->child_mutex);
-		children += cycs_nr_children(te->event);
+		te->nr_children = cycs_nr_children(te->event);
 		mutex_unlock(&te->event->child_mutex);
+		children += te->nr_children;
 	}
 	err = cycs_cover_alloc(c, s->nr_task_events + children);
 	if (err)
 		return err;
 	/*
 	 * Copies made since we counted belong to threads cloned after the
-	 * snapshot (perf appends them): past the budget they can be left out.
+	 * snapshot: perf appends them to their parent's list, so each counter
+	 * keeps its own budget.  A shared one would let one counter's new
+	 * copies use up another's, leave out threads of the snapshot and give
+	 * them a second counter in the same slot.
 	 */
-	budget = children;
 	list_for_each_entry(te, &s->task_events, node) {
 		cycs_cover_add(c, cycs_event_task(te->event), te->slot);
+		budget = te->nr_children;
 		mutex_lock(&te->event->child_mutex);
 		cycs_for_each_child(child, te->event) {
 			if (!budget)

@@ -182,6 +182,7 @@ struct cycs_task_event {
 	struct perf_event *event;
 	struct task_struct *task; /* referenced until the counter goes */
 	unsigned int slot;
+	unsigned int nr_children; /* inherited copies seen by cycs_cover_build() */
 };
 
 /* s->pmu_of_cpu[cpu] before any PMU covers that CPU */

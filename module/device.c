@@ -137,6 +137,9 @@ static long cycs_ioctl_info(struct cycs_session *s, void __user *uarg)
 		return -EFAULT;
 	if (usize < 8)
 		return -EINVAL;
+	/* as CONFIGURE: the zero-filled tail is not a way to clear gigabytes */
+	if (usize > PAGE_SIZE)
+		return -E2BIG;
 	/* about 2 KiB with the PMU list: not for the stack */
 	info = kzalloc(sizeof(*info), GFP_KERNEL);
 	if (!info)

@@ -126,6 +126,21 @@ TEST_F(abi, info_larger_size_zero_fills_the_unknown_tail)
 	}
 }
 
+TEST_F(abi, info_size_above_a_page_is_e2big)
+{
+	size_t len = 2 * (size_t)self->page;
+	struct cycsample_info *info = calloc(1, len);
+
+	ABI_BEGIN();
+	ASSERT_NE(NULL, info);
+	info->size = len;
+	EXPECT_EQ(E2BIG, cs_ioctl(self->fd, CYCSAMPLE_IOC_INFO, info));
+	info->size = self->page;
+	EXPECT_EQ(0, cs_ioctl(self->fd, CYCSAMPLE_IOC_INFO, info));
+	EXPECT_EQ(sizeof(struct cycsample_info), info->size);
+	free(info);
+}
+
 /* ---------------------------------------------------------------------- */
 /* CONFIGURE: the struct itself                                           */
 /* ---------------------------------------------------------------------- */
