@@ -213,6 +213,13 @@ static unsigned int cycs_snapshot_threads(struct task_struct *leader, struct tas
 	*more = false;
 	rcu_read_lock();
 	for_each_thread(leader, t) {
+		/*
+		 * An exiting thread clones no more, and the threads it cloned
+		 * are in the list already; a zombie leader would otherwise
+		 * be refused (ESRCH) in every round, see cycs_scan_process().
+		 */
+		if (READ_ONCE(t->flags) & PF_EXITING)
+			continue;
 		if (n == max) {
 			*more = true;
 			break;
@@ -224,7 +231,10 @@ static unsigned int cycs_snapshot_threads(struct task_struct *leader, struct tas
 	return n;
 }
 
-/* One scan of the thread group; *attached says a counter was added. */
+/*
+ * One scan of the thread group; *attached says a counter was added, or a
+ * thread began to exit after the snapshot: either way, scan again.
+ */
 static int cycs_scan_process(struct cycs_session *s, struct task_struct *leader, bool *attached,
 			     bool *more)
 {
@@ -245,8 +255,17 @@ static int cycs_scan_process(struct cycs_session *s, struct task_struct *leader,
 	for (i = 0; i < n; i++) {
 		if (!err) {
 			err = cycs_attach_task(s, tasks[i], &cover, attached);
-			if (err == -ESRCH) /* an exiting thread */
+			/*
+			 * It began to exit after the snapshot, maybe just after
+			 * cloning a thread that is in no snapshot yet and, as its
+			 * parent had no counter, inherited none: scan again, or
+			 * that thread (a relay of clone-then-exit) is never
+			 * sampled.
+			 */
+			if (err == -ESRCH) {
+				*attached = true;
 				err = 0;
+			}
 		}
 		put_task_struct(tasks[i]);
 	}
