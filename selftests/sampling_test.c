@@ -1376,14 +1376,8 @@ static bool wait_asleep(pid_t pid)
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
 	for (i = 0; i < 500; i++) {
-		FILE *f = fopen(path, "r");
-		size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
-
-		if (f)
-			fclose(f);
-		buf[n] = 0;
 		/* "pid (comm) S ...": the state follows the last ')' */
-		p = strrchr(buf, ')');
+		p = cs_read_file(path, buf, sizeof(buf)) ? NULL : strrchr(buf, ')');
 		if (p && p[1] == ' ' && p[2] == 'S')
 			return true;
 		usleep(10000);
