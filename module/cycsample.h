@@ -84,13 +84,14 @@ struct cycs_charge {
 	const struct cred *cred; /* its user was charged; NULL when nothing is */
 	struct mm_struct *mm; /* grabbed (mm_count) */
 	unsigned long user_pages; /* in the user's perf budget */
-	unsigned long pinned_pages; /* in mm->pinned_vm, within RLIMIT_MEMLOCK */
+	unsigned long pinned_pages; /* in mm->pinned_vm and the uid's pinned pages */
 };
 
 int cycs_limit_open(bool *counted);
 void cycs_limit_release(kuid_t uid);
 void cycs_limits_exit(void);
-int cycs_charge_rings(struct cycs_charge *c, unsigned long pages, const struct cycs_sysctls *sc);
+int cycs_charge_rings(struct cycs_charge *c, unsigned long pages, const struct cycs_charge *old,
+		      const struct cycs_sysctls *sc);
 void cycs_uncharge_rings(struct cycs_charge *c);
 
 /* ---- ring.c ------------------------------------------------------------ */
@@ -138,7 +139,7 @@ enum cycs_put_result {
 	CYCS_PUT_WAKE, /* written, and the reader should be woken */
 };
 
-struct cycs_rings *cycs_rings_alloc(u32 ring_pages, u32 wakeup_bytes,
+struct cycs_rings *cycs_rings_alloc(u32 ring_pages, u32 wakeup_bytes, const struct cycs_charge *old,
 				    const struct cycs_sysctls *sc);
 void cycs_rings_put(struct cycs_rings *rings);
 bool cycs_rings_mapped(struct cycs_rings *rings);

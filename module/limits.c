@@ -15,6 +15,14 @@
  * CONFIGURE fails with -EPERM, as mmap() of a perf buffer does.  The charge
  * is taken at CONFIGURE, when the memory is allocated, and given back when
  * the rings are freed (after the last munmap()).
+ *
+ * One rule is stricter than perf's.  A perf buffer lives in a mapping and
+ * dies with the mm it was charged to; our rings live with the session, which
+ * may outlive the process that configured it (a child CONFIGUREs a session
+ * its parent holds, then exits).  Its pinned_vm would be gone, so every
+ * fresh child could pin another RLIMIT_MEMLOCK.  The pages a user holds
+ * beyond its perf budget therefore also count together, over all of its
+ * sessions, against the caller's RLIMIT_MEMLOCK.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -31,9 +39,31 @@
 #include "cycsample.h"
 #include "compat.h"
 
-/* Open sessions per uid (an xa_mk_value() count), for users with any. */
+/*
+ * Per uid, for users with any: open sessions, and ring pages pinned beyond
+ * the perf budget (xa_mk_value() counts).  The lock is a leaf: it is taken
+ * under a session's lock and under mmap_lock (the last munmap() frees).
+ */
 static DEFINE_XARRAY(cycs_user_sessions);
-static DEFINE_MUTEX(cycs_user_sessions_lock);
+static DEFINE_XARRAY(cycs_user_pinned);
+static DEFINE_MUTEX(cycs_users_lock);
+
+static unsigned long cycs_user_count(struct xarray *xa, kuid_t uid)
+{
+	void *v = xa_load(xa, __kuid_val(uid));
+
+	return v ? xa_to_value(v) : 0;
+}
+
+/* Only a count going up from 0 allocates: going down cannot fail. */
+static int cycs_user_count_set(struct xarray *xa, kuid_t uid, unsigned long n)
+{
+	if (!n) {
+		xa_erase(xa, __kuid_val(uid));
+		return 0;
+	}
+	return xa_err(xa_store(xa, __kuid_val(uid), xa_mk_value(n), GFP_KERNEL));
+}
 
 /**
  * cycs_limit_open - count a new session of the caller's user
@@ -43,26 +73,20 @@ static DEFINE_MUTEX(cycs_user_sessions_lock);
  */
 int cycs_limit_open(bool *counted)
 {
-	unsigned long uid = __kuid_val(current_uid());
+	kuid_t uid = current_uid();
 	unsigned long n;
-	void *old;
-	int err = 0;
+	int err;
 
 	*counted = false;
 	if (ns_capable_noaudit(&init_user_ns, CAP_SYS_ADMIN))
 		return 0;
-	mutex_lock(&cycs_user_sessions_lock);
-	old = xa_load(&cycs_user_sessions, uid);
-	n = old ? xa_to_value(old) : 0;
-	if (n >= READ_ONCE(cycs_max_sessions)) {
-		err = -EBUSY;
-		goto out_unlock;
-	}
-	err = xa_err(xa_store(&cycs_user_sessions, uid, xa_mk_value(n + 1), GFP_KERNEL));
-	if (!err)
-		*counted = true;
-out_unlock:
-	mutex_unlock(&cycs_user_sessions_lock);
+	mutex_lock(&cycs_users_lock);
+	n = cycs_user_count(&cycs_user_sessions, uid);
+	err = n >= READ_ONCE(cycs_max_sessions)
+		      ? -EBUSY
+		      : cycs_user_count_set(&cycs_user_sessions, uid, n + 1);
+	mutex_unlock(&cycs_users_lock);
+	*counted = !err;
 	return err;
 }
 
@@ -72,57 +96,88 @@ out_unlock:
  */
 void cycs_limit_release(kuid_t uid)
 {
-	unsigned long key = __kuid_val(uid);
 	unsigned long n;
-	void *old;
 
-	mutex_lock(&cycs_user_sessions_lock);
-	old = xa_load(&cycs_user_sessions, key);
-	n = old ? xa_to_value(old) : 0;
-	if (WARN_ON_ONCE(!n))
-		goto out_unlock;
-	if (n == 1)
-		xa_erase(&cycs_user_sessions, key);
-	else
-		xa_store(&cycs_user_sessions, key, xa_mk_value(n - 1), GFP_KERNEL);
-out_unlock:
-	mutex_unlock(&cycs_user_sessions_lock);
+	mutex_lock(&cycs_users_lock);
+	n = cycs_user_count(&cycs_user_sessions, uid);
+	if (!WARN_ON_ONCE(!n))
+		cycs_user_count_set(&cycs_user_sessions, uid, n - 1);
+	mutex_unlock(&cycs_users_lock);
 }
 
 /* At module exit every session is gone: nothing is left to free. */
 void cycs_limits_exit(void)
 {
 	WARN_ON_ONCE(!xa_empty(&cycs_user_sessions));
+	WARN_ON_ONCE(!xa_empty(&cycs_user_pinned));
 	xa_destroy(&cycs_user_sessions);
+	xa_destroy(&cycs_user_pinned);
+}
+
+/* What @old (a session's current rings, about to be replaced) holds of the same charges. */
+static void cycs_charge_credit(const struct cycs_charge *old, const struct cred *cred,
+			       const struct mm_struct *mm, unsigned long *user_pages,
+			       unsigned long *pinned_mm, unsigned long *pinned_user)
+{
+	*user_pages = 0;
+	*pinned_mm = 0;
+	*pinned_user = 0;
+	if (!old || !old->cred)
+		return;
+	if (old->cred->user == cred->user)
+		*user_pages = old->user_pages;
+	if (old->mm == mm)
+		*pinned_mm = old->pinned_pages;
+	if (uid_eq(old->cred->uid, cred->uid))
+		*pinned_user = old->pinned_pages;
 }
 
 /**
  * cycs_charge_rings - charge ring memory to the caller as perf_mmap() does
  * @c: filled with what was charged and to whom, for cycs_uncharge_rings()
  * @pages: pages of the ring area
+ * @old: the charge of the rings these replace once charged (re-CONFIGURE), or
+ *	NULL: judged as if it were given back already, which it is right after
  * @sc: kernel.perf_event_mlock_kb and kernel.perf_event_paranoid
  *
- * Return: 0, or -EPERM when the pages fit neither the user's perf budget
- * nor the caller's RLIMIT_MEMLOCK.
+ * Return: 0, -EPERM when the pages fit neither the user's perf budget nor
+ * the caller's RLIMIT_MEMLOCK, or -ENOMEM.
  */
-int cycs_charge_rings(struct cycs_charge *c, unsigned long pages, const struct cycs_sysctls *sc)
+int cycs_charge_rings(struct cycs_charge *c, unsigned long pages, const struct cycs_charge *old,
+		      const struct cycs_sysctls *sc)
 {
 	const struct cred *cred = current_cred();
 	atomic_long_t *budget = cycs_user_perf_mlock(cred->user);
+	unsigned long limit, locked, extra = 0, memlock, held, pinned;
+	unsigned long credit_user, credit_mm, credit_pinned;
 	struct mm_struct *mm = current->mm;
-	unsigned long limit, locked, extra = 0;
+	int err = 0;
 
 	if (!mm)
 		return -EPERM;
+	cycs_charge_credit(old, cred, mm, &credit_user, &credit_mm, &credit_pinned);
 	limit = (unsigned long)max(sc->val[CYCS_SYSCTL_MLOCK_KB], 0) >> (PAGE_SHIFT - 10);
 	limit *= num_online_cpus();
 	/* the sysctl may have been lowered below what is charged already */
-	locked = min_t(unsigned long, atomic_long_read(budget), limit) + pages;
+	locked = atomic_long_read(budget);
+	locked = min_t(unsigned long, locked - min(locked, credit_user), limit) + pages;
 	if (locked > limit)
 		extra = locked - limit;
-	if (extra && sc->val[CYCS_SYSCTL_PARANOID] > -1 && !capable(CAP_IPC_LOCK) &&
-	    atomic64_read(&mm->pinned_vm) + extra > rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT)
-		return -EPERM;
+
+	mutex_lock(&cycs_users_lock);
+	held = cycs_user_count(&cycs_user_pinned, cred->uid);
+	if (extra && sc->val[CYCS_SYSCTL_PARANOID] > -1 && !capable(CAP_IPC_LOCK)) {
+		memlock = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+		pinned = atomic64_read(&mm->pinned_vm);
+		pinned -= min(pinned, credit_mm);
+		if (pinned + extra > memlock || held - min(held, credit_pinned) + extra > memlock)
+			err = -EPERM;
+	}
+	if (!err && extra)
+		err = cycs_user_count_set(&cycs_user_pinned, cred->uid, held + extra);
+	mutex_unlock(&cycs_users_lock);
+	if (err)
+		return err;
 
 	atomic_long_add(pages - extra, budget);
 	atomic64_add(extra, &mm->pinned_vm);
@@ -141,10 +196,20 @@ int cycs_charge_rings(struct cycs_charge *c, unsigned long pages, const struct c
  */
 void cycs_uncharge_rings(struct cycs_charge *c)
 {
+	unsigned long held;
+
 	if (!c->cred)
 		return;
 	atomic_long_sub(c->user_pages, cycs_user_perf_mlock(c->cred->user));
 	atomic64_sub(c->pinned_pages, &c->mm->pinned_vm);
+	if (c->pinned_pages) {
+		mutex_lock(&cycs_users_lock);
+		held = cycs_user_count(&cycs_user_pinned, c->cred->uid);
+		if (!WARN_ON_ONCE(held < c->pinned_pages))
+			cycs_user_count_set(&cycs_user_pinned, c->cred->uid,
+					    held - c->pinned_pages);
+		mutex_unlock(&cycs_users_lock);
+	}
 	put_cred(c->cred);
 	mmdrop(c->mm);
 	c->cred = NULL;

@@ -66,6 +66,7 @@ static void cycs_rings_layout(struct cycs_rings *rings)
  * cycs_rings_alloc - allocate and lay out the rings of a session
  * @ring_pages: data pages per ring, a validated power of two
  * @wakeup_bytes: watermark, already checked against the ring size; 0 = default
+ * @old: the charge of the rings these will replace, or NULL (limits.c)
  * @sc: the sysctls that bound how much memory the caller may lock
  *
  * The memory is charged to the caller as perf_mmap() charges perf's
@@ -74,7 +75,8 @@ static void cycs_rings_layout(struct cycs_rings *rings)
  * Return: the rings with one reference, or an ERR_PTR(): -ENOMEM, or
  * -EPERM when the caller may not lock that much memory.
  */
-struct cycs_rings *cycs_rings_alloc(u32 ring_pages, u32 wakeup_bytes, const struct cycs_sysctls *sc)
+struct cycs_rings *cycs_rings_alloc(u32 ring_pages, u32 wakeup_bytes, const struct cycs_charge *old,
+				    const struct cycs_sysctls *sc)
 {
 	unsigned int nr_rings = num_possible_cpus();
 	unsigned long ctl_pages, pages;
@@ -93,7 +95,7 @@ struct cycs_rings *cycs_rings_alloc(u32 ring_pages, u32 wakeup_bytes, const stru
 	rings = kzalloc(struct_size(rings, ring, nr_rings), GFP_KERNEL);
 	if (!rings)
 		return ERR_PTR(-ENOMEM);
-	err = cycs_charge_rings(&rings->charge, pages, sc);
+	err = cycs_charge_rings(&rings->charge, pages, old, sc);
 	if (err)
 		goto out_free_rings;
 	err = -ENOMEM;

@@ -258,7 +258,9 @@ int cycs_session_configure(struct cycs_session *s, struct cycsample_config *cfg)
 			goto out_unlock;
 		}
 	}
-	rings = cycs_rings_alloc(cfg->ring_pages, cfg->wakeup_bytes, &sc);
+	/* judged as if the old rings, unmapped and replaced below, were gone */
+	rings = cycs_rings_alloc(cfg->ring_pages, cfg->wakeup_bytes,
+				 s->rings ? &s->rings->charge : NULL, &sc);
 	if (IS_ERR(rings)) {
 		err = PTR_ERR(rings);
 		goto out_put_pid;

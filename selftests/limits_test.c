@@ -4,7 +4,9 @@
  * users hold, with CAP_SYS_ADMIN never refused; and ring memory charged the
  * way perf_mmap() charges perf's buffers: kernel.perf_event_mlock_kb per
  * online CPU for the user, the rest pinned to the caller (VmPin) within
- * RLIMIT_MEMLOCK, EPERM beyond, given back when the rings go.
+ * RLIMIT_MEMLOCK, EPERM beyond, given back when the rings go.  What a user
+ * pins counts over all of its sessions, as the rings outlive their process;
+ * a re-CONFIGURE is judged without the rings it replaces.
  *
  * The users are nobody (65534) and 65533, with unprivileged=1,
  * perf_event_paranoid 2 and the device node 0666 for the duration of each
@@ -15,6 +17,7 @@
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "cycsample_test_lib.h"
 
@@ -378,6 +381,98 @@ TEST_F(limits, paranoid_minus_1_lifts_rlimit_memlock)
 	ASSERT_EQ(0, cs_run_as(CS_NOBODY, CS_NOBODY, configure_steps, &rq))
 	TH_LOG("%s", self->rep->step);
 	EXPECT_EQ(0, self->rep->err[0]);
+}
+
+/* CONFIGURE @fd in a child that exits at once; return the child's errno. */
+static int configure_in_child(int fd, const struct cycsample_config *cfg)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid < 0)
+		return errno;
+	if (!pid)
+		_exit(cs_configure(fd, cfg));
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return 255;
+	return WEXITSTATUS(status);
+}
+
+struct orphan_req {
+	struct report *rep;
+	long memlock; /* RLIMIT_MEMLOCK, bytes */
+	int steps; /* sessions, each configured by a child of its own */
+	bool reconfigure; /* instead: one session configured, then again */
+};
+
+/*
+ * Open @steps sessions and have a short-lived child CONFIGURE each (or, with
+ * @reconfigure, CONFIGURE one session twice here); report each errno.
+ */
+static int configure_orphans(void *arg)
+{
+	struct orphan_req *rq = arg;
+	struct rlimit rl = { rq->memlock, rq->memlock };
+	struct cycsample_config cfg;
+	int fds[4], i, n = 0;
+	pid_t target;
+
+	if (setrlimit(RLIMIT_MEMLOCK, &rl))
+		return 200;
+	target = cs_spawn_spinner();
+	if (target < 0)
+		return 200;
+	cs_config_init(&cfg, CYCSAMPLE_TARGET_PID, target);
+	cfg.ring_pages = CYCSAMPLE_MIN_RING_PAGES;
+	for (i = 0; i < rq->steps && i < 4; i++, n++) {
+		fds[i] = cs_open();
+		if (fds[i] < 0) {
+			snprintf(rq->rep->step, sizeof(rq->rep->step), "open: %s",
+				 strerror(-fds[i]));
+			break;
+		}
+		if (rq->reconfigure)
+			rq->rep->err[i] = cs_configure(fds[0], &cfg);
+		else
+			rq->rep->err[i] = configure_in_child(fds[i], &cfg);
+		rq->rep->vmpin_kb[i] = vmpin_kb();
+	}
+	while (n--)
+		close(fds[n]);
+	cs_kill(target);
+	return 0;
+}
+
+TEST_F(limits, rings_of_exited_configurers_still_count_against_rlimit_memlock)
+{
+	struct orphan_req rq = { .rep = self->rep, .steps = 2 };
+	long one;
+
+	LIMITS_BEGIN();
+	ASSERT_EQ(0, cs_sysctl_set("perf_event_mlock_kb", 0));
+	one = session_pages(self, CYCSAMPLE_MIN_RING_PAGES) * self->page;
+	rq.memlock = one + one / 2; /* one session, not two */
+	ASSERT_EQ(0, setrlimit(RLIMIT_MEMLOCK, &(struct rlimit){ rq.memlock, rq.memlock }));
+	ASSERT_EQ(0, cs_run_as(CS_NOBODY, CS_NOBODY, configure_orphans, &rq))
+	TH_LOG("%s", self->rep->step);
+	ASSERT_EQ(0, self->rep->err[0]) TH_LOG("one session within RLIMIT_MEMLOCK refused");
+	/* the first child's pinned_vm died with it; its rings did not */
+	EXPECT_EQ(EPERM, self->rep->err[1])
+	TH_LOG("two %ld-byte sessions pinned within a %ld-byte RLIMIT_MEMLOCK by exiting children",
+	       one, rq.memlock);
+}
+
+TEST_F(limits, reconfigure_is_judged_without_the_rings_it_replaces)
+{
+	struct orphan_req rq = { .rep = self->rep, .steps = 2, .reconfigure = true };
+
+	LIMITS_BEGIN();
+	ASSERT_LT(0, set_small_budget(self));
+	ASSERT_EQ(0, cs_run_as(CS_NOBODY, CS_NOBODY, configure_orphans, &rq))
+	TH_LOG("%s", self->rep->step);
+	ASSERT_EQ(0, self->rep->err[0]);
+	EXPECT_EQ(0, self->rep->err[1])
+	TH_LOG("the same rings again refused: the old ones were still charged");
 }
 
 TEST_F(limits, root_is_never_refused_by_the_memory_limits)
