@@ -688,13 +688,16 @@ static int read_meta(const u8 *data, size_t len, struct prof_meta *m, char *err,
 	return 0;
 }
 
-static int read_records(const u8 *data, size_t len, size_t file_off, struct profile *p, char *err,
-			size_t errlen)
+static int read_records(const u8 *data, size_t len, size_t file_off, struct profile *p, bool borrow,
+			char *err, size_t errlen)
 {
 	size_t pos = 0;
 	const char *why;
 	u32 size;
 
+	/* a file's records stay in its mapping: no copy of hundreds of MB */
+	if (borrow && prof_borrow_records(p, data, len))
+		return 0;
 	/* the smallest record is a LOST record: never more records than this */
 	prof_reserve(p, len, MIN(len / sizeof(struct cycsample_lost), len / 64 + 1024));
 	while (pos < len) {
@@ -1022,8 +1025,9 @@ static const char *section_name(u32 type)
 	}
 }
 
-int capture_read_mem(const void *data, size_t size, struct profile *p, struct maps *ms,
-		     struct resolver *r, const char *symfs, char *err, size_t errlen)
+/* With @borrow, the profile may keep pointers into @data (capture_read() hands it the mapping). */
+static int read_mem(const void *data, size_t size, struct profile *p, struct maps *ms,
+		    struct resolver *r, const char *symfs, bool borrow, char *err, size_t errlen)
 {
 	const u8 *base = data;
 	size_t pos = CAP_HEADER_SIZE;
@@ -1064,7 +1068,7 @@ int capture_read_mem(const void *data, size_t size, struct profile *p, struct ma
 			ret = read_meta(c.p, len, &p->meta, err, errlen);
 			break;
 		case CAP_RECORDS:
-			ret = read_records(c.p, len, pos + 16, p, err, errlen);
+			ret = read_records(c.p, len, pos + 16, p, borrow, err, errlen);
 			have_records = true;
 			break;
 		case CAP_COMMS:
@@ -1110,6 +1114,12 @@ int capture_read_mem(const void *data, size_t size, struct profile *p, struct ma
 	return 0;
 }
 
+int capture_read_mem(const void *data, size_t size, struct profile *p, struct maps *ms,
+		     struct resolver *r, const char *symfs, char *err, size_t errlen)
+{
+	return read_mem(data, size, p, ms, r, symfs, false, err, errlen);
+}
+
 int capture_read(const char *path, struct profile *p, struct maps *ms, struct resolver *r,
 		 const char *symfs, char *err, size_t errlen)
 {
@@ -1117,11 +1127,16 @@ int capture_read(const char *path, struct profile *p, struct maps *ms, struct re
 	size_t len;
 	int ret;
 
-	/* mapped, not read: the records are copied once, into the profile */
+	/* mapped, not read: the records are used where they are, never copied */
 	ret = map_file(path, CAP_MAX_FILE, &data, &len);
 	if (ret)
 		return fail(err, errlen, "%s", err_str(-ret));
-	ret = capture_read_mem(data, len, p, ms, r, symfs, err, errlen);
-	unmap_file(data, len);
+	ret = read_mem(data, len, p, ms, r, symfs, !p->map, err, errlen);
+	if (p->recs_borrowed && !p->map) {
+		p->map = data;
+		p->map_len = len;
+	} else {
+		unmap_file(data, len);
+	}
 	return ret;
 }

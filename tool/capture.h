@@ -61,6 +61,7 @@ int capture_write(const char *path, const struct report *rep, const struct maps 
  */
 int capture_read_mem(const void *data, size_t size, struct profile *p, struct maps *ms,
 		     struct resolver *r, const char *symfs, char *err, size_t errlen);
+/* The same from a file, mapped: @p keeps the mapping and reads its records in place. */
 int capture_read(const char *path, struct profile *p, struct maps *ms, struct resolver *r,
 		 const char *symfs, char *err, size_t errlen);
 

@@ -202,8 +202,23 @@ void prof_init(struct profile *p)
 	p->meta.cmd_status = -1;
 }
 
+/* Records borrowed from a capture become the profile's own before it adds any. */
+static void own_records(struct profile *p)
+{
+	u8 *own;
+
+	if (!p->recs_borrowed)
+		return;
+	own = xmalloc(p->recs_len ? p->recs_len : 1);
+	memcpy(own, p->recs, p->recs_len);
+	p->recs = own;
+	p->recs_alloc = p->recs_len;
+	p->recs_borrowed = false;
+}
+
 void prof_reserve(struct profile *p, size_t bytes, size_t nr)
 {
+	own_records(p);
 	if (p->recs_len + bytes > p->recs_alloc) {
 		p->recs_alloc = p->recs_len + bytes;
 		p->recs = xrealloc(p->recs, p->recs_alloc, 1);
@@ -216,7 +231,9 @@ void prof_reserve(struct profile *p, size_t bytes, size_t nr)
 
 void prof_free(struct profile *p)
 {
-	free(p->recs);
+	if (!p->recs_borrowed)
+		free(p->recs);
+	unmap_file(p->map, p->map_len);
 	free(p->ev);
 	meta_free(&p->meta);
 	u64map_free(&p->comm_index);
@@ -272,12 +289,28 @@ static void account(struct profile *p, const void *rec, u32 type)
 	}
 }
 
+/* The event of the valid record at recs + @off, which came from ring @cpu. */
+static void add_event(struct profile *p, size_t off, u32 cpu)
+{
+	const void *rec = p->recs + off;
+	u32 type = ((const struct cycsample_record_header *)rec)->type;
+	struct prof_event *e;
+
+	VEC_GROW(p->ev, p->nr_ev, p->ev_alloc);
+	e = &p->ev[p->nr_ev];
+	e->off = off;
+	e->type = type;
+	e->cpu = type == CYCSAMPLE_REC_SAMPLE ? ((const struct cycsample_sample *)rec)->cpu : cpu;
+	e->time = record_time(rec, type);
+	e->seq = p->nr_ev;
+	p->nr_ev++;
+	account(p, rec, type);
+}
+
 enum rec_status prof_add_record(struct profile *p, const void *rec, size_t avail, u32 cpu,
 				u32 *size, const char **why)
 {
 	enum rec_status st = rec_check(rec, avail, size, why);
-	struct prof_event *e;
-	u32 type;
 
 	if (st == REC_CORRUPT) {
 		p->nr_corrupt++;
@@ -287,24 +320,43 @@ enum rec_status prof_add_record(struct profile *p, const void *rec, size_t avail
 		p->nr_unknown++;
 		return st;
 	}
+	own_records(p);
 	if (p->recs_len + *size > p->recs_alloc) {
 		p->recs_alloc = MAX(p->recs_alloc * 2, p->recs_len + *size + 65536);
 		p->recs = xrealloc(p->recs, p->recs_alloc, 1);
 	}
 	memcpy(p->recs + p->recs_len, rec, *size);
-	type = ((const struct cycsample_record_header *)rec)->type;
-
-	VEC_GROW(p->ev, p->nr_ev, p->ev_alloc);
-	e = &p->ev[p->nr_ev];
-	e->off = p->recs_len;
-	e->type = type;
-	e->cpu = type == CYCSAMPLE_REC_SAMPLE ? ((const struct cycsample_sample *)rec)->cpu : cpu;
-	e->time = record_time(p->recs + p->recs_len, type);
-	e->seq = p->nr_ev;
-	p->nr_ev++;
+	add_event(p, p->recs_len, cpu);
 	p->recs_len += *size;
-	account(p, p->recs + e->off, type);
 	return REC_VALID;
+}
+
+bool prof_borrow_records(struct profile *p, const void *data, size_t len)
+{
+	const char *why;
+	size_t pos, nr = 0;
+	u32 size;
+
+	/* 8-aligned as the decoders read them; the file's mapping is */
+	if (p->recs_len || p->recs_borrowed || (uintptr_t)data % 8)
+		return false;
+	for (pos = 0; pos < len; pos += size, nr++)
+		if (rec_check((const u8 *)data + pos, len - pos, &size, &why) != REC_VALID)
+			return false;
+	free(p->recs);
+	p->recs = (u8 *)data; /* never written: see recs_borrowed */
+	p->recs_len = len;
+	p->recs_alloc = 0;
+	p->recs_borrowed = true;
+	if (p->nr_ev + nr > p->ev_alloc) {
+		p->ev_alloc = p->nr_ev + nr;
+		p->ev = xrealloc(p->ev, p->ev_alloc, sizeof(*p->ev));
+	}
+	for (pos = 0; pos < len; pos += size) {
+		size = ((const struct cycsample_record_header *)(p->recs + pos))->size;
+		add_event(p, pos, 0);
+	}
+	return true;
 }
 
 static int event_cmp(const void *a, const void *b, void *arg)
@@ -322,7 +374,14 @@ static int event_cmp(const void *a, const void *b, void *arg)
 
 void prof_sort(struct profile *p)
 {
-	sort(p->ev, p->nr_ev, sizeof(*p->ev), event_cmp, NULL);
+	size_t i;
+
+	/* a capture's records are already in time order: one pass says so */
+	for (i = 1; i < p->nr_ev; i++)
+		if (event_cmp(&p->ev[i - 1], &p->ev[i], NULL) > 0)
+			break;
+	if (i < p->nr_ev)
+		sort(p->ev, p->nr_ev, sizeof(*p->ev), event_cmp, NULL);
 }
 
 void prof_set_comm(struct profile *p, u32 pid, const char *comm)

@@ -121,7 +121,10 @@ struct prof_event {
 struct profile {
 	u8 *recs; /* validated records, back to back, 8-aligned */
 	size_t recs_len;
-	size_t recs_alloc;
+	size_t recs_alloc; /* 0 while borrowed */
+	bool recs_borrowed; /* recs lies in memory the profile does not own (never written) */
+	const void *map; /* a capture's mapping, unmapped by prof_free(): recs lie in it */
+	size_t map_len;
 	struct prof_event *ev;
 	size_t nr_ev;
 	size_t ev_alloc;
@@ -155,6 +158,16 @@ void prof_free(struct profile *p);
  */
 enum rec_status prof_add_record(struct profile *p, const void *rec, size_t avail, u32 cpu,
 				u32 *size, const char **why);
+
+/*
+ * Take the @len bytes of records at @data where they are, without copying
+ * them, when @p has no records yet and every one is valid (a capture's
+ * RECORDS section); @data must outlive @p (see profile.map).  False, with
+ * @p unchanged, otherwise: then add them one by one, which counts what is
+ * skipped and says where a corrupt one is.  Adding records later copies the
+ * borrowed ones first.
+ */
+bool prof_borrow_records(struct profile *p, const void *data, size_t len);
 
 /* Sort the events by time (stable across CPUs). */
 void prof_sort(struct profile *p);

@@ -331,6 +331,64 @@ static void test_lost_saturates(void)
 	prof_free(&p);
 }
 
+/*
+ * A capture's records are read in place: the same events and counts as
+ * adding them one by one, no copy, and a copy as soon as one more is added;
+ * an unknown or corrupt record leaves the profile to the one-by-one path.
+ */
+static void test_borrow(void)
+{
+	u64 buf[64], more[64];
+	struct profile a, b;
+	u8 *recs = (u8 *)buf;
+	const char *why;
+	u32 len = 0, size;
+	size_t i;
+	bool same = true;
+
+	len += make_task(recs + len, CYCSAMPLE_REC_EXEC, 5, 7, "borrowed");
+	len += make_sample(recs + len, 10, 7, 1, 1, 2);
+	len += make_lost(recs + len, 20, 3);
+	len += make_sample(recs + len, 30, 7, 0, 0, 3);
+	prof_init(&a);
+	prof_init(&b);
+	for (i = 0; i < len; i += size)
+		prof_add_record(&a, recs + i, len - i, 0, &size, &why);
+	ok(prof_borrow_records(&b, recs, len), "valid records are borrowed");
+	ok(b.recs == recs && b.recs_borrowed, "in place, not copied");
+	is_u64(b.nr_ev, a.nr_ev, "as many events as added one by one");
+	for (i = 0; i < a.nr_ev && i < b.nr_ev; i++)
+		same &= a.ev[i].time == b.ev[i].time && a.ev[i].type == b.ev[i].type &&
+			a.ev[i].cpu == b.ev[i].cpu && a.ev[i].seq == b.ev[i].seq &&
+			!memcmp(prof_rec(&a, &a.ev[i]), prof_rec(&b, &b.ev[i]), 16);
+	ok(same, "the same events (time, type, cpu, order, record)");
+	is_u64(b.nr_samples, 2, "samples counted");
+	is_u64(b.lost_samples, 3, "lost samples counted");
+	is_str(prof_comm(&b, 7), "borrowed", "EXEC names the process");
+	ok(!prof_borrow_records(&b, recs, len), "borrowed once only");
+	size = make_sample(more, 40, 7, 0, 0, 1);
+	prof_add_record(&b, more, size, 0, &size, &why);
+	ok(b.recs != recs && !b.recs_borrowed, "adding a record copies the borrowed ones");
+	memset(buf, 0xee, sizeof(buf)); /* the lender's memory may go now */
+	is_u64(b.nr_ev, a.nr_ev + 1, "one more event");
+	is_u64(((const struct cycsample_sample *)prof_rec(&b, &b.ev[3]))->time, 30,
+	       "the copy holds the borrowed records");
+	prof_free(&a);
+	prof_free(&b);
+
+	len = make_sample(buf, 10, 7, 0, 0, 1);
+	len += make_lost((u8 *)buf + len, 20, 1);
+	((struct cycsample_record_header *)((u8 *)buf + len - sizeof(struct cycsample_lost)))->type =
+		99;
+	prof_init(&b);
+	ok(!prof_borrow_records(&b, buf, len), "a record of unknown type: not borrowed");
+	ok(!b.nr_ev && !b.recs_borrowed, "and nothing taken");
+	((u8 *)buf)[0] = 0;
+	ok(!prof_borrow_records(&b, buf, len), "a corrupt record: not borrowed");
+	ok(!prof_borrow_records(&b, (u8 *)buf + 4, 16), "unaligned: not borrowed");
+	prof_free(&b);
+}
+
 /* The dump of an AArch32 task is r0..r12, sp, lr, pc, cpsr, not x0..pstate. */
 static void test_reg_names(void)
 {
@@ -362,5 +420,6 @@ int main(void)
 	test_corrupt();
 	test_merge();
 	test_control();
+	test_borrow();
 	return tap_done();
 }
