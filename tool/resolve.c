@@ -374,11 +374,28 @@ static u32 resolve_unmapped(struct resolver *r, u32 pid, u64 addr)
 	return i;
 }
 
-static struct res_fast *fast_slot(struct resolver *r, u32 pid, u64 addr)
+static inline u32 fast_hash(u32 pid, u64 addr, u32 bits)
+{
+	return hash64(addr ^ (u64)pid << 40) & ((1U << bits) - 1);
+}
+
+/* The fast cache's answer for (@pid, @addr), or UINT32_MAX: once per frame, so cheap. */
+static inline u32 fast_get(const struct resolver *r, u32 pid, u64 addr)
+{
+	const struct res_fast *f;
+
+	if (!r->fast || r->fast_version != r->maps->version)
+		return UINT32_MAX;
+	f = &r->fast[fast_hash(pid, addr, r->fast_bits)];
+	return f->addr == addr && f->pid == pid ? f->fi : UINT32_MAX;
+}
+
+/* Store an answer, first growing (or emptying, after new mappings) the cache. */
+static void fast_put(struct resolver *r, u32 pid, u64 addr, u32 fi)
 {
 	u32 bits = r->fast_bits ? r->fast_bits : RES_FAST_MIN_BITS, i;
 
-	while ((u64)r->nr_fis * 4 > 1ULL << bits && bits < RES_FAST_MAX_BITS)
+	while ((u64)r->nr_fis * RES_FAST_PER_FI > 1ULL << bits && bits < RES_FAST_MAX_BITS)
 		bits++;
 	if (!r->fast || bits != r->fast_bits || r->fast_version != r->maps->version) {
 		if (bits != r->fast_bits) {
@@ -390,27 +407,30 @@ static struct res_fast *fast_slot(struct resolver *r, u32 pid, u64 addr)
 			r->fast[i].fi = UINT32_MAX;
 		r->fast_version = r->maps->version;
 	}
-	return &r->fast[hash64(addr ^ (u64)pid << 40) & ((1U << bits) - 1)];
+	r->fast[fast_hash(pid, addr, bits)] =
+		(struct res_fast){ .addr = addr, .pid = pid, .fi = fi };
 }
 
 static u32 res_user_slow(struct resolver *r, u32 pid, u64 time, u64 addr);
 
-u32 res_user(struct resolver *r, u32 pid, u64 time, u64 addr)
+/* Out of line: res_user()'s fast path then needs no registers saved. */
+static __noinline u32 res_user_miss(struct resolver *r, u32 pid, u64 time, u64 addr)
 {
-	struct res_fast *f = fast_slot(r, pid, addr);
+	u32 fi = res_user_slow(r, pid, time, addr);
 	const struct proc_maps *p;
-	u32 fi;
 
-	if (f->fi != UINT32_MAX && f->addr == addr && f->pid == pid)
-		return f->fi;
-	fi = res_user_slow(r, pid, time, addr);
 	/* only where the answer cannot depend on the sample's time */
 	p = maps_proc(r->maps, pid, false);
-	if (p && !p->timed) {
-		f = fast_slot(r, pid, addr);
-		*f = (struct res_fast){ .addr = addr, .pid = pid, .fi = fi };
-	}
+	if (p && !p->timed)
+		fast_put(r, pid, addr, fi);
 	return fi;
+}
+
+u32 res_user(struct resolver *r, u32 pid, u64 time, u64 addr)
+{
+	u32 fi = fast_get(r, pid, addr);
+
+	return fi != UINT32_MAX ? fi : res_user_miss(r, pid, time, addr);
 }
 
 static u32 res_user_slow(struct resolver *r, u32 pid, u64 time, u64 addr)
@@ -467,14 +487,18 @@ void res_observe(struct resolver *r, const struct rec_sample *v)
 	}
 }
 
-static void push(struct stack *st, u32 fi, u64 addr, u64 off, u8 flags)
+static __noinline void stack_grow(struct stack *st)
 {
 	VEC_GROW(st->f, st->nr, st->alloc);
-	st->f[st->nr].fi = fi;
-	st->f[st->nr].addr = addr;
-	st->f[st->nr].off = off;
-	st->f[st->nr].flags = flags;
-	st->nr++;
+}
+
+/* Once per frame of every sample: the growth out of line keeps it a few stores. */
+static inline void push(struct stack *st, u32 fi, u64 addr, u64 off, u8 flags)
+{
+	if (st->nr >= st->alloc)
+		stack_grow(st);
+	st->f[st->nr++] =
+		(struct stack_frame){ .fi = fi, .addr = addr, .off = off, .flags = flags };
 }
 
 /* Return addresses point after the call: look up the call itself. */
@@ -483,13 +507,21 @@ static u64 lookup_addr(u64 addr, bool is_return)
 	return is_return && addr ? addr - 1 : addr;
 }
 
-/* A frame and, before it, the functions inlined at its address; the frame's index. */
-static u32 push_expanded(struct resolver *r, struct stack *st, u32 fi, u64 addr, u64 off, u8 flags)
+static __noinline void push_inlines(struct resolver *r, struct stack *st, u32 fi, u64 addr,
+				    u8 flags)
 {
 	u32 k;
 
-	for (k = 0; r->inline_frames && k < r->fis[fi].nr_inl; k++)
+	for (k = 0; k < r->fis[fi].nr_inl; k++)
 		push(st, r->fis[fi].inl + k, addr, 0, flags | SF_INLINE);
+}
+
+/* A frame and, before it, the functions inlined at its address; the frame's index. */
+static inline u32 push_expanded(struct resolver *r, struct stack *st, u32 fi, u64 addr, u64 off,
+				u8 flags)
+{
+	if (r->inline_frames && r->fis[fi].nr_inl)
+		push_inlines(r, st, fi, addr, flags);
 	push(st, fi, addr, off, flags);
 	return st->nr - 1;
 }

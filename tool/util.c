@@ -321,17 +321,6 @@ void unmap_file(const void *data, size_t len)
 		munmap((void *)data, len);
 }
 
-u64 hash64(u64 x)
-{
-	/* splitmix64 finaliser: cheap and spreads sequential addresses well */
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ULL;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebULL;
-	x ^= x >> 31;
-	return x;
-}
-
 u64 hash_bytes(const void *data, size_t len, u64 seed)
 {
 	const u8 *p = data;

@@ -28,6 +28,7 @@ typedef __s64 s64;
 
 #define __printf(a, b) __attribute__((format(printf, a, b)))
 #define __noreturn __attribute__((noreturn))
+#define __noinline __attribute__((noinline))
 
 /* Exit statuses, as in the kernel's tools: 1 runtime failure, 2 usage. */
 #define EXIT_RUNTIME 1
@@ -132,7 +133,17 @@ void u64map_put(struct u64map *m, u64 key, u64 val);
 /* Iterate: start with *pos = 0; false once every entry was given. */
 bool u64map_next(const struct u64map *m, size_t *pos, u64 *key, u64 *val);
 void u64map_free(struct u64map *m);
-u64 hash64(u64 x);
+/* splitmix64 finaliser: cheap and spreads sequential addresses well (inline: per frame) */
+static inline u64 hash64(u64 x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	x ^= x >> 31;
+	return x;
+}
+
 u64 hash_bytes(const void *data, size_t len, u64 seed);
 
 /*
