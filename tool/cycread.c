@@ -552,7 +552,10 @@ static int output(struct options *o, struct profile *p, struct maps *ms, struct 
 	char err[512];
 	int ret = 0;
 
-	report_build(&rep, p, r);
+	if (o->rep.raw || o->rep.pprof_path)
+		report_build(&rep, p, r);
+	else
+		report_build_no_addrs(&rep, p, r);
 	if (r->live && r->ksyms.hidden) {
 		p->meta.ksyms_hidden = true;
 		free(p->meta.ksyms_note);

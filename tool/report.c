@@ -51,34 +51,44 @@ out_bad:
 	return false;
 }
 
-/* Room for @frames frames in all four arrays. */
-static void reserve_frames(struct report *rep, size_t frames)
+/* Room for @frames frames in all the arrays kept. */
+static void reserve_frames(struct report *rep, size_t frames, bool addrs)
 {
 	if (frames <= rep->alloc_frames)
 		return;
 	rep->alloc_frames = frames;
 	rep->frames = xrealloc(rep->frames, frames, sizeof(*rep->frames));
 	rep->frame_flags = xrealloc(rep->frame_flags, frames, 1);
+	if (!addrs)
+		return;
 	rep->frame_off = xrealloc(rep->frame_off, frames, sizeof(u64));
 	rep->frame_addr = xrealloc(rep->frame_addr, frames, sizeof(u64));
 }
 
-static void add_frame(struct report *rep, const struct stack_frame *f)
+/* Append a sample's @nr frames: room made once, then one store per array and frame. */
+static void add_frames(struct report *rep, const struct stack_frame *f, u32 nr, bool addrs)
 {
-	if (rep->nr_frames >= rep->alloc_frames)
-		reserve_frames(rep, rep->alloc_frames ? 2 * rep->alloc_frames : 4096);
-	rep->frames[rep->nr_frames] = f->fi;
-	rep->frame_flags[rep->nr_frames] = f->flags;
-	rep->frame_off[rep->nr_frames] = f->off;
-	rep->frame_addr[rep->nr_frames] = f->addr;
-	rep->nr_frames++;
+	size_t n = rep->nr_frames;
+	u32 j;
+
+	if (n + nr > rep->alloc_frames)
+		reserve_frames(rep, MAX(2 * rep->alloc_frames, n + nr + 4096), addrs);
+	for (j = 0; j < nr; j++) {
+		rep->frames[n + j] = f[j].fi;
+		rep->frame_flags[n + j] = f[j].flags;
+	}
+	for (j = 0; addrs && j < nr; j++) {
+		rep->frame_off[n + j] = f[j].off;
+		rep->frame_addr[n + j] = f[j].addr;
+	}
+	rep->nr_frames = n + nr;
 }
 
-void report_build(struct report *rep, struct profile *p, struct resolver *r)
+static void build(struct report *rep, struct profile *p, struct resolver *r, bool addrs)
 {
 	struct stack st = { 0 };
 	size_t i, want = 0;
-	u32 j, alloc;
+	u32 alloc;
 
 	memset(rep, 0, sizeof(*rep));
 	rep->p = p;
@@ -94,7 +104,7 @@ void report_build(struct report *rep, struct profile *p, struct resolver *r)
 			want += (size_t)s->nr_kernel + s->nr_user + 2;
 		}
 	}
-	reserve_frames(rep, want);
+	reserve_frames(rep, want, addrs);
 	alloc = p->nr_samples < UINT32_MAX ? p->nr_samples : UINT32_MAX;
 	rep->samples = xmalloc(sizeof(*rep->samples) * (alloc ? alloc : 1));
 	for (i = 0; i < p->nr_ev; i++) {
@@ -115,13 +125,22 @@ void report_build(struct report *rep, struct profile *p, struct resolver *r)
 		rs->period = v.s->period;
 		rep->total += rs->period;
 		rep->total_period += rs->period;
-		for (j = 0; j < rs->nr; j++) {
-			if (st.f[j].flags & SF_KERNEL)
-				rs->nr_kernel++;
-			add_frame(rep, &st.f[j]);
-		}
+		/* kernel frames come first */
+		while (rs->nr_kernel < rs->nr && (st.f[rs->nr_kernel].flags & SF_KERNEL))
+			rs->nr_kernel++;
+		add_frames(rep, st.f, rs->nr, addrs);
 	}
 	stack_free(&st);
+}
+
+void report_build(struct report *rep, struct profile *p, struct resolver *r)
+{
+	build(rep, p, r, true);
+}
+
+void report_build_no_addrs(struct report *rep, struct profile *p, struct resolver *r)
+{
+	build(rep, p, r, false);
 }
 
 const char *report_unit(const struct report *rep)
@@ -399,6 +418,18 @@ struct top {
 	u32 alloc_refs;
 };
 
+/* "ID\x1f": one field of a row key (printf would cost more than the rest of the row) */
+static void add_id(struct sbuf *sb, u32 id)
+{
+	char buf[12], *p = buf + sizeof(buf);
+
+	*--p = '\x1f';
+	do
+		*--p = '0' + id % 10;
+	while (id /= 10);
+	sbuf_add(sb, p, buf + sizeof(buf) - p);
+}
+
 static u32 top_row(struct top *t, const struct report *rep, const struct report_opts *o,
 		   const struct rsample *rs, u32 frame)
 {
@@ -453,7 +484,7 @@ static u32 top_row(struct top *t, const struct report *rep, const struct report_
 			break;
 		}
 		fields[i] = strtab_intern(&t->strs, val.buf);
-		sbuf_printf(&key, "%u\x1f", fields[i]);
+		add_id(&key, fields[i]);
 	}
 	key_id = strtab_intern(&t->strs, key.buf);
 	sbuf_free(&key);
@@ -556,6 +587,7 @@ static const char *key_title(enum report_key k)
 /* Count every row's weights (and collect the tree entries when asked). */
 static void top_count(struct top *t, const struct report *rep, const struct report_opts *o)
 {
+	bool per_task;
 	u32 i, j;
 
 	for (i = 0; i < o->nr_keys; i++) {
@@ -563,6 +595,7 @@ static void top_count(struct top *t, const struct report *rep, const struct repo
 		t->per_tid |= o->keys[i] == KEY_TID;
 		t->per_pmu |= o->keys[i] == KEY_PMU;
 	}
+	per_task = t->per_pid || t->per_tid || t->per_pmu;
 	t->row_of_fi = xmalloc(sizeof(*t->row_of_fi) * (rep->r->nr_fis ? rep->r->nr_fis : 1));
 	memset(t->row_of_fi, 0xff, sizeof(*t->row_of_fi) * rep->r->nr_fis);
 	for (i = 0; i < rep->nr_samples; i++) {
@@ -571,8 +604,12 @@ static void top_count(struct top *t, const struct report *rep, const struct repo
 
 		for (j = 0; j < rs->nr; j++) {
 			/* top_row() may grow t.rows: index it only afterwards */
-			u32 idx = top_row(t, rep, o, rs, j);
-			struct top_row *row = &t->rows[idx];
+			u32 idx = per_task ? UINT32_MAX : t->row_of_fi[rep->frames[rs->first + j]];
+			struct top_row *row;
+
+			if (idx == UINT32_MAX)
+				idx = top_row(t, rep, o, rs, j);
+			row = &t->rows[idx];
 
 			if (!j) {
 				row->self += w;
@@ -715,6 +752,11 @@ void stack_names_free(struct stack_names *sn)
 	memset(sn, 0, sizeof(*sn));
 }
 
+struct sort_ent {
+	u64 key;
+	u32 sample;
+};
+
 struct sort_ctx {
 	const struct stack_names *sn;
 	const struct stack_order *o;
@@ -722,11 +764,7 @@ struct sort_ctx {
 	u32 per_key; /* depths per key */
 	u32 ended; /* the rank of "no frame here" */
 	u8 *same;
-};
-
-struct sort_ent {
-	u64 key;
-	u32 sample;
+	struct sort_ent *tmp; /* room for the radix sort's passes */
 };
 
 /* The rank of @sample's name at depth @k. */
@@ -747,6 +785,44 @@ static int key_cmp(const void *a, const void *b, void *arg)
 	return x->key < y->key ? -1 : x->key > y->key;
 }
 
+/*
+ * Sort @n entries by key, stably: a byte per pass from the lowest, skipping
+ * the bytes every key shares (packed ranks leave the high ones zero).  A
+ * comparison sort calls a function twenty times per entry for a million.
+ */
+static void radix_sort(struct sort_ent *e, struct sort_ent *tmp, u32 n)
+{
+	u32 count[8][256];
+	struct sort_ent *from = e, *to = tmp, *swap;
+	u32 i, b, pos, c;
+
+	if (n < 64) {
+		sort(e, n, sizeof(*e), key_cmp, NULL);
+		return;
+	}
+	memset(count, 0, sizeof(count));
+	for (i = 0; i < n; i++)
+		for (b = 0; b < 8; b++)
+			count[b][e[i].key >> (8 * b) & 0xff]++;
+	for (b = 0; b < 8; b++) {
+		if (count[b][from[0].key >> (8 * b) & 0xff] == n)
+			continue; /* one value: the pass would move nothing */
+		for (pos = 0, c = 0; c < 256; c++) {
+			u32 k = count[b][c];
+
+			count[b][c] = pos;
+			pos += k;
+		}
+		for (i = 0; i < n; i++)
+			to[count[b][from[i].key >> (8 * b) & 0xff]++] = from[i];
+		swap = from;
+		from = to;
+		to = swap;
+	}
+	if (from != e)
+		memcpy(e, from, n * sizeof(*e));
+}
+
 /* Sort @n entries (with equal ranks above @depth) by the depths from @depth on. */
 static void sort_from(struct sort_ctx *c, struct sort_ent *e, u32 first, u32 n, u32 depth)
 {
@@ -759,7 +835,7 @@ static void sort_from(struct sort_ctx *c, struct sort_ent *e, u32 first, u32 n, 
 				e[first + i].key = e[first + i].key << c->bits |
 						   level_rank(c, e[first + i].sample, depth + k);
 		}
-		sort(e + first, n, sizeof(*e), key_cmp, NULL);
+		radix_sort(e + first, c->tmp, n);
 		/* runs of equal keys: done if their stacks have ended, else the next depths */
 		for (i = 0; i < n; i = j) {
 			for (j = i + 1; j < n && e[first + j].key == e[first + i].key; j++)
@@ -795,9 +871,11 @@ u32 *stack_sort(const struct stack_names *sn, const struct stack_order *o, u8 **
 	c.per_key = 64 / c.bits;
 	c.same = xcalloc(n ? n : 1, 1);
 	e = xmalloc(sizeof(*e) * (n ? n : 1));
+	c.tmp = xmalloc(sizeof(*c.tmp) * (n ? n : 1));
 	for (i = 0; i < n; i++)
 		e[i].sample = i;
 	sort_from(&c, e, 0, n, 0);
+	free(c.tmp);
 	order = xmalloc(sizeof(*order) * (n ? n : 1));
 	for (i = 0; i < n; i++)
 		order[i] = e[i].sample;
@@ -832,17 +910,32 @@ static int term_cmp(const void *a, const void *b, void *arg)
 	return (int)(u8)x->term - (int)(u8)y->term;
 }
 
+/* " WEIGHT\n", the end of a folded line (a million of them: no printf) */
+static void put_weight(FILE *out, u64 w)
+{
+	char buf[24], *p = buf + sizeof(buf);
+
+	*--p = '\n';
+	do
+		*--p = '0' + w % 10;
+	while (w /= 10);
+	*--p = ' ';
+	fwrite(p, 1, buf + sizeof(buf) - p, out);
+}
+
 void report_folded(const struct report *rep, FILE *out)
 {
 	struct stack_names sn;
 	struct stack_order o = { 0 };
 	struct term_name *t;
 	struct sbuf sb = { 0 };
-	u32 *order, *mid, *last, i, j, k, n;
+	u32 *order, *mid, *last, *end, i, j, k, n, prev = 0, prev_len = 0, max_len = 0;
 	u8 *same;
 	u64 w;
 
 	stack_names_init(&sn, rep);
+	for (i = 0; i < rep->nr_samples; i++)
+		max_len = MAX(max_len, stack_len(&sn, i));
 	n = sn.strs.nr;
 	t = xmalloc(sizeof(*t) * 2 * (n ? n : 1));
 	for (i = 0; i < n; i++) {
@@ -858,19 +951,33 @@ void report_folded(const struct report *rep, FILE *out)
 	o.rank_last = last;
 	o.max_rank = 2 * n;
 	order = stack_sort(&sn, &o, &same);
+	end = xmalloc(sizeof(*end) * (max_len + 1));
 	for (i = 0; i < rep->nr_samples; i = j) {
+		u32 s = order[i], len = stack_len(&sn, s);
+
 		for (j = i + 1; j < rep->nr_samples && same[j]; j++)
 			;
 		for (w = 0, k = i; k < j; k++)
 			w += report_weight(rep, &rep->samples[order[k]]);
-		sbuf_reset(&sb);
-		for (k = 0; k < stack_len(&sn, order[i]); k++) {
+		/* sorted lines share long prefixes: keep the one before's, write the rest */
+		for (k = 0; i && k < len && k < prev_len; k++)
+			if (stack_name(&sn, s, k) != stack_name(&sn, prev, k))
+				break;
+		sb.len = k ? end[k - 1] : 0;
+		if (sb.buf)
+			sb.buf[sb.len] = '\0';
+		for (; k < len; k++) {
 			if (k)
 				sbuf_addch(&sb, ';');
-			sbuf_addstr(&sb, strtab_str(&sn.strs, stack_name(&sn, order[i], k)));
+			sbuf_addstr(&sb, strtab_str(&sn.strs, stack_name(&sn, s, k)));
+			end[k] = sb.len;
 		}
-		fprintf(out, "%s %llu\n", sb.buf, (unsigned long long)w);
+		fwrite(sb.buf, 1, sb.len, out);
+		put_weight(out, w);
+		prev = s;
+		prev_len = len;
 	}
+	free(end);
 	free(order);
 	free(same);
 	free(mid);

@@ -100,8 +100,8 @@ struct report {
 	u32 nr_samples;
 	u32 *frames; /* frame_info indexes */
 	u8 *frame_flags; /* SF_* */
-	u64 *frame_off;
-	u64 *frame_addr;
+	u64 *frame_off; /* NULL after report_build_no_addrs() */
+	u64 *frame_addr; /* NULL after report_build_no_addrs() */
 	size_t nr_frames;
 	size_t alloc_frames;
 	bool by_period; /* report_weight() is the period */
@@ -114,6 +114,12 @@ struct report {
 
 /* Resolve every sample of @p (which must be sorted); weights are periods. */
 void report_build(struct report *rep, struct profile *p, struct resolver *r);
+/*
+ * The same without frame_addr and frame_off (left NULL), which only --raw
+ * and --pprof read: 16 bytes less per frame (272 MB for a million samples
+ * of 16 frames), and as many fewer pages to fault in.
+ */
+void report_build_no_addrs(struct report *rep, struct profile *p, struct resolver *r);
 void report_free(struct report *rep);
 /*
  * Keep the samples @o's filters choose and weigh them as @o says.  Returns
