@@ -283,6 +283,70 @@ static void test_large_round_trip(void)
 	free(path);
 }
 
+/* A line "KEY: N kB" of /proc/self/status, in kB; -1 when absent. */
+static long status_kb(const char *key)
+{
+	char *text = NULL, *p;
+	size_t len;
+	long kb = -1;
+
+	if (read_file("/proc/self/status", &text, &len, 1 << 16))
+		return -1;
+	p = strstr(text, key);
+	if (p)
+		kb = strtol(p + strlen(key) + 1, NULL, 10);
+	free(text);
+	return kb;
+}
+
+/*
+ * Writing a capture adds a bounded amount of memory to what the session
+ * holds, whatever its size: the peak RSS (reset by clear_refs just before)
+ * grows by far less than the file.  A writer that built the capture in
+ * memory first would grow it by the whole file.
+ */
+static void test_write_memory_bounded(void)
+{
+	char *path = fx_path("big.cyc");
+	struct report rep;
+	struct sess s;
+	struct stat st;
+	u64 u[128];
+	long rss, hwm;
+	u32 i, k;
+	int fd;
+
+	sess_init(&s);
+	synth_build(&s.p, &s.ms, &s.r);
+	for (k = 0; k < ARRAY_SIZE(u); k++)
+		u[k] = SY_APP + 0x1010 + 0x10 * (k % 4);
+	/* 48 000 samples of 128 frames: a capture of about 50 MB */
+	for (i = 0; i < 48000; i++)
+		sy_sample(&s.p, 10000 + i, i & 1, CYCSAMPLE_SAMPLE_USER, 0, NULL, 0, u, 128);
+	prof_sort(&s.p);
+	report_build(&rep, &s.p, &s.r);
+	fd = open("/proc/self/clear_refs", O_WRONLY);
+	if (fd < 0 || write(fd, "5", 1) != 1) {
+		tap_skip("cannot reset the peak RSS (/proc/self/clear_refs)");
+	} else {
+		rss = status_kb("VmRSS:");
+		ok(!capture_write(path, &rep, &s.ms), "50 MB capture written");
+		hwm = status_kb("VmHWM:");
+		if (stat(path, &st))
+			st.st_size = 0;
+		ok(st.st_size > (48 << 20), "the file is %lld bytes", (long long)st.st_size);
+		ok(rss > 0 && hwm > 0 && (hwm - rss) * 1024 < st.st_size / 8,
+		   "writing it raised the peak RSS by %ld kB (at most an eighth of the file)",
+		   hwm - rss);
+	}
+	if (fd >= 0)
+		close(fd);
+	report_free(&rep);
+	sess_free(&s);
+	unlink(path);
+	free(path);
+}
+
 /* Names that are not UTF-8 (a JIT's, say) leave the SVG well-formed XML. */
 static void test_svg_utf8(void)
 {
@@ -396,6 +460,7 @@ int main(void)
 	free(a);
 	free(path);
 	test_large_round_trip();
+	test_write_memory_bounded();
 	test_svg_utf8();
 	test_symfs();
 	return tap_done();
