@@ -524,23 +524,25 @@ def md_host(h):
              "Rates from CPU time (user + system).\n" % (
                  i.get("date"), i.get("cpus"), i.get("load", "?"), i.get("addr2line"),
                  i.get("eu-addr2line")))
-    o.append("| file | tool | addresses | wall s | CPU s | addresses/s | peak RSS MiB | "
-             "cycread speed-up |")
-    o.append("|---|---|---|---|---|---|---|---|")
+    o.append("| file | addresses | tool | wall s | CPU s | addresses/s | peak RSS MiB | "
+             "instructions | cycread speed-up (CPU) | (instructions) |")
+    o.append("|---|---|---|---|---|---|---|---|---|---|")
     by = {}
     for s in h["sym"]:
-        by.setdefault(s["file"], {})[s["tool"]] = s
-    for f, t in by.items():
+        by.setdefault((s["file"], s.get("list", "random")), {})[s["tool"]] = s
+    for (f, lst), t in by.items():
         c = t.get("cycread", {}).get("addrs_per_s")
+        ci = num(t.get("cycread", {}).get("ir", "-"))
         for name in ("cycread", "addr2line", "eu-addr2line"):
             s = t.get(name)
             if not s:
                 continue
-            r = s["addrs_per_s"]
-            o.append("| %s | %s | %s | %s | %s | %s | %.1f | %s |" % (
-                os.path.basename(f), name, s["addrs"], s["secs"], s.get("cpu", "-"),
-                fmt(r, "%.0f"), num(s["maxrss_kb"]) / 1024,
-                "-" if name == "cycread" or not (c and r) else "%.1fx" % (c / r)))
+            r, ir = s["addrs_per_s"], num(s.get("ir", "-"))
+            o.append("| %s | %s %s | %s | %s | %s | %s | %.1f | %s | %s | %s |" % (
+                os.path.basename(f), s["addrs"], lst, name, s["secs"], s.get("cpu", "-"),
+                fmt(r, "%.0f"), num(s["maxrss_kb"]) / 1024, fmt(ir and ir / 1e6, "%.0fM"),
+                "-" if name == "cycread" or not (c and r) else "%.1fx" % (c / r),
+                "-" if name == "cycread" or not (ci and ir) else "%.2fx" % (ir / ci)))
     for a in h["symagree"]:
         o.append("\nLines and inline frames on %s (%s addresses): same as addr2line -f -i "
                  "%s, differing only in a clone or version suffix, an alias or a file's "

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * DWARF lines and inline frames per address (see srcline.h): a table of the
- * compilation units' address ranges, and per unit, built on first use, the
- * ranges of its functions and inlined instances with their call sites.
+ * DWARF lines and inline frames per address (see srcline.h): the units
+ * found through .debug_aranges; per unit, built on first use, its line
+ * table and its functions' ranges; per function, on first use, the ranges
+ * of its inlined instances.
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,23 +26,44 @@ struct fn_range {
 	u32 depth; /* equal starts: the deeper one sorts later, so it is found first */
 };
 
+/*
+ * A function or an inlined instance.  Only its ranges are read when its
+ * scope is walked; its name and call site when an address first hits it.
+ */
 struct fn_node {
 	u32 parent; /* the scope an inlined instance sits in; IV_NONE for a function */
+	u32 tree; /* functions: index into unit.trees once walked, else IV_NONE */
+	Dwarf_Off off; /* the DIE */
+	bool named;
 	u32 call_file; /* DW_AT_call_file: index into the unit's file table */
 	u32 call_line;
 	const char *name;
 };
 
-struct unit {
-	Dwarf_Die die;
-	bool loaded;
+/* The inlined instances of one function, read the first time an address hits it. */
+struct fn_tree {
 	struct fn_range *ranges;
 	u32 nr_ranges;
 	u32 alloc_ranges;
 	struct ivindex index;
+};
+
+struct unit {
+	Dwarf_Off off; /* of the unit's DIE */
+	Dwarf_Die die;
+	bool loaded;
+	bool ok;
+	bool all_walked; /* every function's tree read (an address outside them all) */
+	struct fn_range *funcs; /* the functions' own ranges, not their inlined instances */
+	u32 nr_funcs;
+	u32 alloc_funcs;
+	struct ivindex index;
 	struct fn_node *nodes;
 	u32 nr_nodes;
 	u32 alloc_nodes;
+	struct fn_tree *trees;
+	u32 nr_trees;
+	u32 alloc_trees;
 	Dwarf_Files *files;
 	size_t nr_files;
 	const char *comp_dir; /* relative file names are relative to it */
@@ -56,17 +79,25 @@ struct unit_range {
 	u32 unit;
 };
 
+/*
+ * An address finds its unit through .debug_aranges; only where those say
+ * nothing are the units' own DIEs read for their ranges (once, all of them).
+ */
 struct dso_dwarf {
 	Dwarf *dw;
-	struct unit *units;
+	Dwarf_Aranges *aranges; /* NULL: none, or unreadable */
+	struct unit *units; /* by offset */
 	u32 nr_units;
 	u32 alloc_units;
+	bool have_ranges;
 	struct unit_range *ranges;
 	u32 nr_ranges;
 	u32 alloc_ranges;
 	struct ivindex index;
 	struct u64map abs_files; /* libdw's file name (pointer) -> offset in abs_names */
 	struct strpool abs_names;
+	u64 bias; /* the dso's addresses minus the DWARF's (a .ko laid out by libdwfl) */
+	bool borrowed; /* dw belongs to libdwfl (dso_use_dwarf) */
 	bool broken; /* warned once: symbols only from now on */
 };
 
@@ -145,7 +176,11 @@ static int unit_range_cmp(const void *a, const void *b, void *arg)
 	return x->end < y->end ? 1 : x->end > y->end ? -1 : 0;
 }
 
-/* Read every unit header and the address ranges of its DIE (not .debug_aranges). */
+/*
+ * Every unit header, read at open (headers only: cheap, and a broken chain
+ * of them is found before any line is given).  The units' DIEs wait for an
+ * address to hit them.
+ */
 static bool read_units(struct dso *d, struct dso_dwarf *dd)
 {
 	Dwarf_Off off = 0, next;
@@ -154,31 +189,117 @@ static bool read_units(struct dso *d, struct dso_dwarf *dd)
 
 	while ((ret = dwarf_next_unit(dd->dw, off, &next, &hsize, NULL, NULL, NULL, NULL, NULL,
 				      NULL)) == 0) {
-		Dwarf_Die die;
-
 		if (next <= off || dd->nr_units >= MAX_UNITS) {
 			dwarf_broken(d, dd, "bad unit headers in .debug_info");
 			return false;
 		}
-		if (dwarf_offdie(dd->dw, off + hsize, &die) &&
-		    (dwarf_tag(&die) == DW_TAG_compile_unit)) {
-			VEC_GROW(dd->units, dd->nr_units, dd->alloc_units);
-			memset(&dd->units[dd->nr_units], 0, sizeof(dd->units[0]));
-			dd->units[dd->nr_units].die = die;
-			add_unit_ranges(dd, &die, dd->nr_units);
-			dd->nr_units++;
-		}
+		VEC_GROW(dd->units, dd->nr_units, dd->alloc_units);
+		memset(&dd->units[dd->nr_units], 0, sizeof(dd->units[0]));
+		dd->units[dd->nr_units++].off = off + hsize;
 		off = next;
 	}
 	if (ret < 0) {
 		dwarf_broken(d, dd, "cannot read .debug_info");
 		return false;
 	}
+	return true;
+}
+
+/* The unit's DIE, read on first use; false when it is no compilation unit. */
+static bool unit_die(struct dso_dwarf *dd, struct unit *u)
+{
+	if (!u->loaded && !u->ok)
+		u->ok = dwarf_offdie(dd->dw, u->off, &u->die) &&
+			dwarf_tag(&u->die) == DW_TAG_compile_unit;
+	return u->ok;
+}
+
+/* The units' own ranges, for addresses .debug_aranges does not cover. */
+static void read_unit_ranges(struct dso_dwarf *dd)
+{
+	u32 i;
+
+	dd->have_ranges = true;
+	for (i = 0; i < dd->nr_units; i++)
+		if (unit_die(dd, &dd->units[i]))
+			add_unit_ranges(dd, &dd->units[i].die, i);
 	/* units starting at one address (rare): the longer wins */
 	dd->nr_ranges = iv_sort_unique(dd->ranges, dd->nr_ranges, sizeof(*dd->ranges),
 				       unit_range_cmp, NULL);
 	iv_build(&dd->index, dd->ranges, dd->nr_ranges, sizeof(*dd->ranges));
+}
+
+/*
+ * The first of @n elements of @size bytes, sorted by the u64 at @key_off,
+ * whose key is not below @key; @n when none.
+ */
+static u32 lower_bound(const void *base, u32 n, size_t size, size_t key_off, u64 key)
+{
+	u32 lo = 0, hi = n;
+
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+		u64 k;
+
+		memcpy(&k, (const char *)base + (size_t)mid * size + key_off, sizeof(k));
+		if (k < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static u32 unit_at_offset(const struct dso_dwarf *dd, Dwarf_Off off)
+{
+	u32 lo = lower_bound(dd->units, dd->nr_units, sizeof(*dd->units),
+			     offsetof(struct unit, off), off);
+
+	return lo < dd->nr_units && dd->units[lo].off == off ? lo : IV_NONE;
+}
+
+/* The unit holding @vaddr: .debug_aranges first, else the units' ranges. */
+static struct unit *find_unit(struct dso_dwarf *dd, u64 vaddr)
+{
+	Dwarf_Arange *a = dd->aranges ? dwarf_getarange_addr(dd->aranges, vaddr) : NULL;
+	Dwarf_Off off;
+	u32 i;
+
+	if (a && !dwarf_getarangeinfo(a, NULL, NULL, &off)) {
+		i = unit_at_offset(dd, off);
+		if (i != IV_NONE && unit_die(dd, &dd->units[i]))
+			return &dd->units[i];
+	}
+	if (!dd->have_ranges)
+		read_unit_ranges(dd);
+	i = iv_find(&dd->index, dd->ranges, sizeof(*dd->ranges), vaddr);
+	return i == IV_NONE ? NULL : &dd->units[dd->ranges[i].unit];
+}
+
+/* The aranges and unit headers of a freshly opened @dd. */
+static bool dwarf_index(struct dso *d, struct dso_dwarf *dd)
+{
+	size_t nr_aranges;
+
+	if (!read_units(d, dd))
+		return false;
+	/* none, or unreadable: the units' own ranges do */
+	if (dwarf_getaranges(dd->dw, &dd->aranges, &nr_aranges) || !nr_aranges)
+		dd->aranges = NULL;
+	pr_debug("%s: source lines from %s (%u units)", d->path, d->dwarf_path, dd->nr_units);
 	return true;
+}
+
+void dso_use_dwarf(struct dso *d, Dwarf *dw, u64 bias, const char *path)
+{
+	struct dso_dwarf *dd = xcalloc(1, sizeof(*dd));
+
+	d->dwarf = dd;
+	d->dwarf_path = xstrdup(path);
+	dd->dw = dw;
+	dd->bias = bias;
+	dd->borrowed = true;
+	dwarf_index(d, dd);
 }
 
 static struct dso_dwarf *dso_dwarf(struct dso *d)
@@ -200,10 +321,7 @@ static struct dso_dwarf *dso_dwarf(struct dso *d)
 		dwarf_broken(d, dd, "unreadable DWARF");
 		return NULL;
 	}
-	if (!read_units(d, dd))
-		return NULL;
-	pr_debug("%s: source lines from %s (%u units)", d->path, d->dwarf_path, dd->nr_units);
-	return dd;
+	return dwarf_index(d, dd) ? dd : NULL;
 }
 
 bool dso_has_src(struct dso *d)
@@ -257,37 +375,69 @@ static bool may_contain_code(int tag)
 	}
 }
 
-/* Record @die's ranges as a node; false when it has none. */
-static bool add_node(struct unit *u, Dwarf_Die *die, u32 parent, u32 depth)
+/* Add @die's ranges to @v as node @node; false when it has none. */
+static bool add_ranges(struct fn_range **v, u32 *nr, u32 *alloc, Dwarf_Die *die, u32 node,
+		       u32 depth)
 {
 	Dwarf_Addr base, start, end;
 	ptrdiff_t off = 0;
 	bool any = false;
-	u32 node = u->nr_nodes;
 
 	while ((off = dwarf_ranges(die, off, &base, &start, &end)) > 0) {
 		if (end <= start)
 			continue;
-		VEC_GROW(u->ranges, u->nr_ranges, u->alloc_ranges);
-		u->ranges[u->nr_ranges++] = (struct fn_range){
+		VEC_GROW(*v, *nr, *alloc);
+		(*v)[(*nr)++] = (struct fn_range){
 			.start = start, .end = end, .node = node, .depth = depth
 		};
 		any = true;
 	}
-	if (!any)
-		return false;
+	return any;
+}
+
+static u32 new_node(struct unit *u, Dwarf_Die *die, u32 parent)
+{
 	VEC_GROW(u->nodes, u->nr_nodes, u->alloc_nodes);
-	u->nodes[u->nr_nodes++] = (struct fn_node){
-		.parent = parent,
-		.call_file = die_udata(die, DW_AT_call_file),
-		.call_line = die_udata(die, DW_AT_call_line),
-		.name = die_name(die),
-	};
+	u->nodes[u->nr_nodes] =
+		(struct fn_node){ .parent = parent, .tree = IV_NONE, .off = dwarf_dieoffset(die) };
+	return u->nr_nodes++;
+}
+
+/* A function (a subprogram with code): its ranges go to the unit's table. */
+static void add_func(struct unit *u, Dwarf_Die *die)
+{
+	if (add_ranges(&u->funcs, &u->nr_funcs, &u->alloc_funcs, die, u->nr_nodes, 0))
+		new_node(u, die, IV_NONE);
+}
+
+/* A sibling link pointing backwards would loop forever. */
+static bool next_child(struct unit *u, Dwarf_Off *last, Dwarf_Die *child)
+{
+	if (dwarf_dieoffset(child) <= *last || u->nr_nodes >= MAX_UNIT_NODES)
+		return false;
+	*last = dwarf_dieoffset(child);
 	return true;
 }
 
-/* Walk @scope's children; false when the tree is not one (hostile DWARF). */
-static bool walk(struct unit *u, Dwarf_Die *scope, u32 parent, u32 depth)
+/*
+ * Scopes around functions with code.  A class holds only declarations of
+ * its members: their code is in a DIE of the unit or a namespace that
+ * points at the declaration (DW_AT_specification), so classes, often most
+ * of a unit's DIEs in C, are not walked.
+ */
+static bool holds_funcs(int tag)
+{
+	return tag == DW_TAG_namespace || tag == DW_TAG_module;
+}
+
+/*
+ * Walk @scope.  Without @t, for the unit's functions: its scopes down to
+ * the subprograms (namespaces), not into them.  With @t, for the inlined
+ * instances in a part of function @parent's tree; a nested function (GNU C)
+ * found there is a function of the unit of its own, walked when an address
+ * hits it.  False when the tree is not one (hostile DWARF).
+ */
+static bool walk(struct unit *u, struct fn_tree *t, Dwarf_Die *scope, u32 parent, u32 depth)
 {
 	Dwarf_Off last = dwarf_dieoffset(scope);
 	Dwarf_Die child;
@@ -299,15 +449,18 @@ static bool walk(struct unit *u, Dwarf_Die *scope, u32 parent, u32 depth)
 		int tag = dwarf_tag(&child);
 		u32 node = parent;
 
-		/* a sibling link pointing backwards would loop forever */
-		if (dwarf_dieoffset(&child) <= last || u->nr_nodes >= MAX_UNIT_NODES)
+		if (!next_child(u, &last, &child))
 			return false;
-		last = dwarf_dieoffset(&child);
-		if ((tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) &&
-		    add_node(u, &child, tag == DW_TAG_inlined_subroutine ? parent : IV_NONE, depth))
-			node = u->nr_nodes - 1;
-		if (may_contain_code(tag) && dwarf_haschildren(&child) &&
-		    !walk(u, &child, node, depth + 1))
+		if (tag == DW_TAG_subprogram) {
+			add_func(u, &child);
+			continue;
+		}
+		if (t && tag == DW_TAG_inlined_subroutine &&
+		    add_ranges(&t->ranges, &t->nr_ranges, &t->alloc_ranges, &child, u->nr_nodes,
+			       depth))
+			node = new_node(u, &child, parent);
+		if ((t ? may_contain_code(tag) : holds_funcs(tag)) && dwarf_haschildren(&child) &&
+		    !walk(u, t, &child, node, depth + 1))
 			return false;
 	}
 	return ret >= 0;
@@ -384,23 +537,106 @@ static Dwarf_Line *unit_line(const struct unit *u, u64 addr)
 	return dwarf_onesrcline(u->lines, lo - 1);
 }
 
+static void index_funcs(struct unit *u)
+{
+	sort(u->funcs, u->nr_funcs, sizeof(*u->funcs), fn_range_cmp, NULL);
+	iv_build(&u->index, u->funcs, u->nr_funcs, sizeof(*u->funcs));
+}
+
+/* The unit's functions and line table, the first time an address falls in it. */
 static bool load_unit(struct dso *d, struct dso_dwarf *dd, struct unit *u)
 {
 	if (u->loaded)
-		return true;
+		return u->ok;
 	u->loaded = true;
-	if (!walk(u, &u->die, IV_NONE, 0)) {
+	if (!walk(u, NULL, &u->die, IV_NONE, 0)) {
 		dwarf_broken(d, dd, "corrupt function entries in .debug_info");
-		return false;
+		return u->ok = false;
 	}
 	if (dwarf_hasattr(&u->die, DW_AT_stmt_list) && !lines_sane(u)) {
 		dwarf_broken(d, dd, "corrupt .debug_line");
-		return false;
+		return u->ok = false;
+	}
+	index_funcs(u);
+	return true;
+}
+
+/* Function @node's inlined instances, read on first use; NULL when corrupt. */
+static struct fn_tree *func_tree(struct dso *d, struct dso_dwarf *dd, struct unit *u, u32 node)
+{
+	u32 nr_funcs = u->nr_funcs, ti = u->nodes[node].tree;
+	struct fn_tree *t;
+	Dwarf_Die die;
+
+	if (ti != IV_NONE)
+		return &u->trees[ti];
+	VEC_GROW(u->trees, u->nr_trees, u->alloc_trees);
+	ti = u->nr_trees++;
+	t = &u->trees[ti];
+	memset(t, 0, sizeof(*t));
+	u->nodes[node].tree = ti;
+	if (!dwarf_offdie(dd->dw, u->nodes[node].off, &die) || !walk(u, t, &die, node, 1)) {
+		dwarf_broken(d, dd, "corrupt function entries in .debug_info");
+		return NULL;
 	}
 	/* all ranges, nested ones included: the deepest containing one is found first */
-	sort(u->ranges, u->nr_ranges, sizeof(*u->ranges), fn_range_cmp, NULL);
-	iv_build(&u->index, u->ranges, u->nr_ranges, sizeof(*u->ranges));
+	sort(t->ranges, t->nr_ranges, sizeof(*t->ranges), fn_range_cmp, NULL);
+	iv_build(&t->index, t->ranges, t->nr_ranges, sizeof(*t->ranges));
+	if (u->nr_funcs != nr_funcs)
+		index_funcs(u); /* nested functions joined the unit's table */
+	return t;
+}
+
+/*
+ * An address in no function of the unit's table may still be in a nested
+ * function, found only in its parent's tree: read every tree, once.
+ */
+static bool walk_all_trees(struct dso *d, struct dso_dwarf *dd, struct unit *u)
+{
+	u32 i;
+
+	if (u->all_walked)
+		return false;
+	u->all_walked = true;
+	for (i = 0; i < u->nr_nodes; i++)
+		if (u->nodes[i].parent == IV_NONE && !func_tree(d, dd, u, i))
+			return false;
 	return true;
+}
+
+/* The innermost function or inlined instance at @vaddr, or IV_NONE. */
+static u32 unit_node(struct dso *d, struct dso_dwarf *dd, struct unit *u, u64 vaddr)
+{
+	const struct fn_tree *t;
+	u32 f, r;
+
+	f = iv_find(&u->index, u->funcs, sizeof(*u->funcs), vaddr);
+	if (f == IV_NONE && walk_all_trees(d, dd, u))
+		f = iv_find(&u->index, u->funcs, sizeof(*u->funcs), vaddr);
+	if (f == IV_NONE)
+		return IV_NONE;
+	f = u->funcs[f].node;
+	t = func_tree(d, dd, u, f);
+	if (!t)
+		return IV_NONE;
+	r = iv_find(&t->index, t->ranges, sizeof(*t->ranges), vaddr);
+	return r == IV_NONE ? f : t->ranges[r].node;
+}
+
+/* The name and call site of @n, read the first time an address hits it. */
+static const struct fn_node *node_info(struct dso_dwarf *dd, struct fn_node *n)
+{
+	Dwarf_Die die;
+
+	if (n->named)
+		return n;
+	n->named = true;
+	if (!dwarf_offdie(dd->dw, n->off, &die))
+		return n;
+	n->name = die_name(&die);
+	n->call_file = die_udata(&die, DW_AT_call_file);
+	n->call_line = die_udata(&die, DW_AT_call_line);
+	return n;
 }
 
 /* A file name as addr2line prints it: relative ones under the unit's directory. */
@@ -433,27 +669,27 @@ static u32 dwarf_frames(struct dso *d, u64 vaddr, struct src_frame *out, u32 max
 	struct unit *u;
 	Dwarf_Line *line;
 	const struct fn_node *n;
-	u32 i, r, nr = 0;
+	u32 r, nr = 0;
 	int lineno = 0;
 
 	if (!dd || !max)
 		return 0;
-	i = iv_find(&dd->index, dd->ranges, sizeof(*dd->ranges), vaddr);
-	if (i == IV_NONE)
-		return 0;
-	u = &dd->units[dd->ranges[i].unit];
-	if (!load_unit(d, dd, u))
+	vaddr -= dd->bias;
+	u = find_unit(dd, vaddr);
+	if (!u || !load_unit(d, dd, u))
 		return 0;
 	line = unit_line(u, vaddr);
 	out[0].file = line ? abs_file(dd, u, dwarf_linesrc(line, NULL, NULL)) : NULL;
 	out[0].line = line && !dwarf_lineno(line, &lineno) && lineno > 0 ? lineno : 0;
 	out[0].func = NULL;
 	nr = 1;
-	r = iv_find(&u->index, u->ranges, sizeof(*u->ranges), vaddr);
+	r = unit_node(d, dd, u, vaddr);
+	if (dd->broken)
+		return 0;
 	if (r == IV_NONE)
 		return out[0].file ? 1 : 0;
 	/* innermost inlined instance out to the function: each at its caller's call site */
-	for (n = &u->nodes[u->ranges[r].node];; n = &u->nodes[n->parent]) {
+	for (n = node_info(dd, &u->nodes[r]);; n = node_info(dd, &u->nodes[n->parent])) {
 		out[nr - 1].func = n->name;
 		if (n->parent == IV_NONE || nr == max)
 			break;
@@ -503,16 +739,9 @@ void dso_sort_src(struct dso *d)
 static u32 stored_frames(struct dso *d, u64 vaddr, struct src_frame *out, u32 max)
 {
 	const struct dso_src *s = d->src;
-	u32 lo = 0, hi = s->nr_addrs, i;
+	u32 i, lo = lower_bound(s->addrs, s->nr_addrs, sizeof(*s->addrs),
+				offsetof(struct stored_addr, vaddr), vaddr);
 
-	while (lo < hi) {
-		u32 mid = lo + (hi - lo) / 2;
-
-		if (s->addrs[mid].vaddr < vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo == s->nr_addrs || s->addrs[lo].vaddr != vaddr)
 		return 0;
 	for (i = 0; i < s->addrs[lo].nr && i < max; i++) {
@@ -529,7 +758,7 @@ u32 dso_src_frames(struct dso *d, u64 vaddr, struct src_frame *out, u32 max)
 {
 	if (d->src)
 		return stored_frames(d, vaddr, out, max);
-	return d->elf ? dwarf_frames(d, vaddr, out, max) : 0;
+	return d->elf || d->dwarf ? dwarf_frames(d, vaddr, out, max) : 0;
 }
 
 void dso_src_free(struct dso *d)
@@ -539,18 +768,26 @@ void dso_src_free(struct dso *d)
 
 	if (dd) {
 		for (i = 0; i < dd->nr_units; i++) {
-			free(dd->units[i].ranges);
-			free(dd->units[i].nodes);
-			free(dd->units[i].line_addr);
-			free(dd->units[i].line_end);
-			iv_free(&dd->units[i].index);
+			struct unit *u = &dd->units[i];
+			u32 k;
+
+			for (k = 0; k < u->nr_trees; k++) {
+				free(u->trees[k].ranges);
+				iv_free(&u->trees[k].index);
+			}
+			free(u->trees);
+			free(u->funcs);
+			free(u->nodes);
+			free(u->line_addr);
+			free(u->line_end);
+			iv_free(&u->index);
 		}
 		free(dd->units);
 		free(dd->ranges);
 		iv_free(&dd->index);
 		u64map_free(&dd->abs_files);
 		strpool_free(&dd->abs_names);
-		if (dd->dw)
+		if (dd->dw && !dd->borrowed)
 			dwarf_end(dd->dw);
 		free(dd);
 		d->dwarf = NULL;

@@ -9,11 +9,13 @@
  * function, the one the symbol table names.  This is what addr2line -f -i
  * prints, and what perf shows as "(inlined)" frames.
  *
- * Only what samples hit is resolved.  Per compilation unit, the ranges of
- * every function and inlined instance are read once, the first time an
- * address falls in the unit; lookups are then binary searches
- * (interval.h), so a report stays fast on binaries with large units, unlike
- * a walk of the unit's DIEs per address.
+ * Only what samples hit is read.  An address finds its compilation unit
+ * through .debug_aranges (the units' own ranges where those say nothing);
+ * the first address in a unit reads the unit's line table and the ranges of
+ * its functions (not what is inside them), the first address in a function
+ * the ranges of the function's inlined instances, and the first address in
+ * an instance its name and call site.  Lookups are then binary searches
+ * (interval.h), never a walk of DIEs per address.
  *
  * DWARF comes from the binary itself or from its separate debug file
  * (debug.h).  A file whose DWARF cannot be read gets one warning naming it
@@ -22,6 +24,8 @@
  */
 #ifndef CYCREAD_SRCLINE_H
 #define CYCREAD_SRCLINE_H
+
+#include <elfutils/libdw.h>
 
 #include "elfsym.h"
 
@@ -40,6 +44,13 @@ struct src_frame {
  * information for the address.  The strings live as long as @d.
  */
 u32 dso_src_frames(struct dso *d, u64 vaddr, struct src_frame *out, u32 max);
+
+/*
+ * Read @d's source frames from @dw, which another library owns and ends
+ * after dso_free(@d) (libdwfl's relocated DWARF of a .ko); @d's addresses
+ * are @dw's plus @bias.  @path names the file in warnings.
+ */
+void dso_use_dwarf(struct dso *d, Dwarf *dw, u64 bias, const char *path);
 
 /* Has @d any DWARF to read (or stored source frames)? */
 bool dso_has_src(struct dso *d);
