@@ -107,6 +107,7 @@ struct cycs_ring {
 	u8 *data;
 	u64 head; /* private producer position */
 	u64 wake_head; /* head at the last wakeup */
+	u64 urgent_head; /* head after the last record that wakes at once */
 	u64 lost_pending; /* dropped since the last LOST record */
 	u64 lost;
 	u64 samples;
@@ -150,6 +151,8 @@ enum cycs_put_result cycs_ring_put(struct cycs_rings *rings, struct cycs_ring *r
 				   u32 len, u64 now);
 void cycs_ring_flush_lost(struct cycs_rings *rings, struct cycs_ring *r, u64 now);
 u64 cycs_ring_unread(struct cycs_rings *rings, struct cycs_ring *r);
+void cycs_ring_mark_urgent(struct cycs_ring *r);
+bool cycs_ring_urgent(struct cycs_ring *r);
 
 /* ---- session.c --------------------------------------------------------- */
 

@@ -357,8 +357,14 @@ enum cycs_put_result cycs_ring_put(struct cycs_rings *rings, struct cycs_ring *r
 		r->samples++;
 	cycs_ring_publish(r);
 
-	/* One wakeup per wakeup_bytes written while that much is unread. */
-	if (used + need >= rings->wakeup_bytes && r->head - r->wake_head >= rings->wakeup_bytes) {
+	/*
+	 * A wakeup when the unread bytes reach wakeup_bytes, and one more per
+	 * wakeup_bytes written while that much stays unread: a reader that
+	 * drained before the last wakeup and went back to sleep with less
+	 * than wakeup_bytes unread still hears of the ring filling up.
+	 */
+	if (used + need >= rings->wakeup_bytes &&
+	    (used < rings->wakeup_bytes || r->head - r->wake_head >= rings->wakeup_bytes)) {
 		r->wake_head = r->head;
 		return CYCS_PUT_WAKE;
 	}
@@ -377,6 +383,27 @@ void cycs_ring_flush_lost(struct cycs_rings *rings, struct cycs_ring *r, u64 now
 		return;
 	cycs_ring_write_lost(r, rings, now);
 	cycs_ring_publish(r);
+}
+
+/**
+ * cycs_ring_mark_urgent - the record just written should not wait for the watermark
+ * @r: the ring; the caller is its producer and queues the wakeup
+ *
+ * For an EXEC record: the reader reads the new program's mappings from
+ * /proc when it sees one, which it can only do while the process lives.
+ */
+void cycs_ring_mark_urgent(struct cycs_ring *r)
+{
+	/* poll() reads it from another CPU, after the wakeup */
+	WRITE_ONCE(r->urgent_head, r->head);
+}
+
+/* An urgent record of @r is still unread (a tail past it is nonsense, not unread). */
+bool cycs_ring_urgent(struct cycs_ring *r)
+{
+	u64 tail = smp_load_acquire(&r->hdr->data_tail);
+
+	return (s64)(READ_ONCE(r->urgent_head) - tail) > 0;
 }
 
 /* Unread bytes of @r as the reader sees them (U64_MAX: bad tail). */

@@ -75,10 +75,10 @@ static u64 *cycs_exec_bucket(struct cycs_session *s, u32 tgid)
 
 /*
  * The entry of @tgid, added with @first (the exec id the reader knows the
- * process by) if new; NULL when its bucket is full.  Lock-free: entries
- * change only by cmpxchg(), and a new one appears whole.
+ * process by) if new, which sets *@added; NULL when its bucket is full.
+ * Lock-free: entries change only by cmpxchg(), and a new one appears whole.
  */
-static u64 *cycs_exec_entry(struct cycs_session *s, u32 tgid, u64 first)
+static u64 *cycs_exec_entry(struct cycs_session *s, u32 tgid, u64 first, bool *added)
 {
 	u64 *b = cycs_exec_bucket(s, tgid), v;
 	unsigned int i;
@@ -88,8 +88,10 @@ static u64 *cycs_exec_entry(struct cycs_session *s, u32 tgid, u64 first)
 			return &b[i];
 	for (i = 0; i < CYCS_EXEC_WAYS; i++) {
 		v = READ_ONCE(b[i]);
-		if (!v)
+		if (!v) {
 			v = cmpxchg64(&b[i], 0, cycs_exec_key(tgid, first));
+			*added = !v;
+		}
 		if (!v || v >> 32 == tgid)
 			return &b[i];
 	}
@@ -103,6 +105,7 @@ static u64 *cycs_exec_entry(struct cycs_session *s, u32 tgid, u64 first)
 int cycs_exec_ids_start(struct cycs_session *s)
 {
 	size_t n = CYCS_EXEC_BUCKETS * CYCS_EXEC_WAYS;
+	bool added;
 
 	if (!s->exec_ids) {
 		s->exec_ids = kvcalloc(n, sizeof(*s->exec_ids), GFP_KERNEL);
@@ -112,7 +115,7 @@ int cycs_exec_ids_start(struct cycs_session *s)
 		memset(s->exec_ids, 0, n * sizeof(*s->exec_ids));
 	}
 	/* the image the target runs now is the one the reader maps at START */
-	cycs_exec_entry(s, s->target_tgid, READ_ONCE(s->target_task->self_exec_id));
+	cycs_exec_entry(s, s->target_tgid, READ_ONCE(s->target_task->self_exec_id), &added);
 	return 0;
 }
 
@@ -152,26 +155,31 @@ void cycs_exec_ids_purge(struct cycs_session *s)
  * sent again with the next sample.  A process whose bucket is full has its
  * EXEC record repeated on each CPU whenever another process ran there: too
  * many rather than none.
+ *
+ * Return: the process is new to the session and ran no new program, so
+ * its sample is what tells the reader of it: the caller marks it urgent,
+ * as an EXEC record is, for the reader reads the process's maps.
  */
-static void cycs_check_exec(struct cycs_session *s, struct cycs_ring *r, u64 now, bool *wake)
+static bool cycs_check_exec(struct cycs_session *s, struct cycs_ring *r, u64 now, bool *wake)
 {
 	struct cycsample_task_event te;
 	u64 id, seen, mine, *e;
 	u32 tgid = current->tgid;
+	bool added = false;
 
 	if (s->cfg.target_type == CYCSAMPLE_TARGET_CPUS)
-		return;
+		return false;
 	id = READ_ONCE(current->self_exec_id);
-	e = cycs_exec_entry(s, tgid, READ_ONCE(current->parent_exec_id));
+	e = cycs_exec_entry(s, tgid, READ_ONCE(current->parent_exec_id), &added);
 	mine = cycs_exec_key(tgid, id);
 	if (e) {
 		seen = READ_ONCE(*e);
 		if (seen == mine || cmpxchg64(e, seen, mine) != seen)
-			return;
+			return added;
 	} else {
 		seen = __this_cpu_read(s->stats->last_exec);
 		if (seen == mine)
-			return;
+			return false;
 		__this_cpu_write(s->stats->last_exec, mine);
 	}
 
@@ -186,9 +194,12 @@ static void cycs_check_exec(struct cycs_session *s, struct cycs_ring *r, u64 now
 			__this_cpu_write(s->stats->last_exec, seen);
 		break;
 	default:
+		/* the reader reads the new program's maps while it runs */
+		cycs_ring_mark_urgent(r);
 		*wake = true;
 		break;
 	}
+	return false;
 }
 
 /* ---- samples ----------------------------------------------------------- */
@@ -267,7 +278,7 @@ void cycs_overflow(struct perf_event *event, struct perf_sample_data *data, stru
 	unsigned int cpu, pmu;
 	struct cycs_scratch *sc;
 	struct cycs_ring *r;
-	bool user, clock, wake = false;
+	bool user, clock, urgent, wake = false;
 	u32 len;
 
 	if (this_cpu_inc_return(cycs_scratch->nest) != 1) {
@@ -299,7 +310,7 @@ void cycs_overflow(struct perf_event *event, struct perf_sample_data *data, stru
 		this_cpu_inc(s->stats->throttled);
 
 	r = s->rings->by_cpu[cpu];
-	cycs_check_exec(s, r, t0, &wake);
+	urgent = cycs_check_exec(s, r, t0, &wake);
 
 	len = cycs_build_sample(s, sc, event, data, regs, user, clock, pmu, t0);
 	switch (cycs_ring_put(s->rings, r, &sc->rec, len, t0)) {
@@ -310,6 +321,10 @@ void cycs_overflow(struct perf_event *event, struct perf_sample_data *data, stru
 		wake = true;
 		fallthrough;
 	case CYCS_PUT_OK:
+		if (urgent) {
+			cycs_ring_mark_urgent(r);
+			wake = true;
+		}
 		this_cpu_inc(s->stats->samples);
 		this_cpu_inc(s->stats->pmu_samples[pmu]);
 		break;

@@ -468,13 +468,14 @@ out_unlock:
 }
 
 /*
- * POLLIN when a ring holds wakeup_bytes unread (any unread byte once the
- * session stopped or ended); POLLHUP once the session ended and every ring
- * is drained.
+ * POLLIN when a ring holds wakeup_bytes unread or an unread EXEC record
+ * (any unread byte once the session stopped or ended); POLLHUP once the
+ * session ended and every ring is drained.
  */
 __poll_t cycs_session_poll(struct cycs_session *s)
 {
 	u64 unread, most = 0;
+	bool urgent = false;
 	__poll_t mask = 0;
 	unsigned int i;
 	u32 state;
@@ -486,10 +487,12 @@ __poll_t cycs_session_poll(struct cycs_session *s)
 	for (i = 0; i < s->rings->nr_rings; i++) {
 		unread = cycs_ring_unread(s->rings, &s->rings->ring[i]);
 		most = max(most, unread);
+		urgent |= cycs_ring_urgent(&s->rings->ring[i]);
 	}
 	if (state == CYCSAMPLE_STATE_ENDED)
 		mask = most ? EPOLLIN | EPOLLRDNORM : EPOLLHUP;
-	else if (most >= s->rings->wakeup_bytes || (most && state == CYCSAMPLE_STATE_STOPPED))
+	else if (most >= s->rings->wakeup_bytes || urgent ||
+		 (most && state == CYCSAMPLE_STATE_STOPPED))
 		mask = EPOLLIN | EPOLLRDNORM;
 out_unlock:
 	mutex_unlock(&s->lock);

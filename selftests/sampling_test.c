@@ -13,6 +13,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <sys/auxv.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 
 #include "cycsample_test_lib.h"
@@ -1468,6 +1469,170 @@ TEST_F_TIMEOUT(sampling, poll_without_timeout_wakes_at_every_accepted_watermark,
 		cs_session_close(&s);
 	}
 	EXPECT_LT(0, accepted) TH_LOG("no watermark accepted");
+}
+
+/* The ring with the most unread bytes, and how many. */
+static unsigned int fullest_ring(const struct cs_session *s, uint64_t *unread)
+{
+	unsigned int i, best = 0;
+
+	*unread = 0;
+	for (i = 0; i < s->info.nr_rings; i++) {
+		if (cs_ring_unread(s, i) > *unread) {
+			*unread = cs_ring_unread(s, i);
+			best = i;
+		}
+	}
+	return best;
+}
+
+/* A 1 MiB ring whose watermark is as high as CONFIGURE takes. */
+static void config_high_watermark(struct cycsample_config *cfg, pid_t pid)
+{
+	long page = sysconf(_SC_PAGESIZE);
+
+	cs_config_init(cfg, CYCSAMPLE_TARGET_PID, pid);
+	cfg->ring_pages = (1 << 20) / page;
+	cfg->wakeup_bytes = (1 << 20) - CYCSAMPLE_MAX_RECORD_SIZE;
+}
+
+/*
+ * A reader that sleeps until the watermark still hears of an exec at once:
+ * it reads the new program's maps from /proc, which it can only do while the
+ * program runs.  The ring is far from its watermark when the EXEC record
+ * comes (the module from before urgent records slept through it).
+ */
+TEST_F_TIMEOUT(sampling, poll_reports_pollin_at_an_exec_before_the_watermark, 60)
+{
+	struct cs_session s;
+	uint64_t unread;
+	struct pollfd p;
+	int go[2], n;
+
+	SAMPLING_BEGIN();
+	ASSERT_EQ(0, pipe(go));
+	self->child = cs_spawn(mark_then_exec, go);
+	ASSERT_LT(0, self->child);
+	config_high_watermark(&self->cfg, self->child);
+	CS_ASSERT_SESSION(&s, &self->cfg);
+	ASSERT_EQ(0, cs_start(s.fd));
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	p = (struct pollfd){ .fd = s.fd, .events = POLLIN };
+	n = poll(&p, 1, 20000);
+	fullest_ring(&s, &unread);
+	TH_LOG("poll: %d, revents %#x, %llu bytes unread of a %u-byte watermark", n, p.revents,
+	       (unsigned long long)unread, self->cfg.wakeup_bytes);
+	ASSERT_EQ(1, n);
+	EXPECT_TRUE(p.revents & POLLIN);
+	EXPECT_GT(self->cfg.wakeup_bytes, unread);
+	cs_drain(&s, &self->recs);
+	EXPECT_NE(NULL, cs_find_record(&self->recs, CYCSAMPLE_REC_EXEC));
+	EXPECT_EQ(0, cs_stop(s.fd));
+	cs_session_close(&s);
+}
+
+/* Child: after the go byte, fork a spinner (no exec) and wait for it. */
+static int fork_a_spinner(void *arg)
+{
+	const int *go = arg;
+	pid_t pid;
+	char c;
+
+	if (read(go[0], &c, 1) != 1)
+		return 1;
+	pid = fork();
+	if (pid < 0)
+		return 1;
+	if (!pid) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		cs_spin_outer();
+	}
+	waitpid(pid, NULL, 0);
+	return 0;
+}
+
+/* The same for a process that is new to the session without an exec: its first sample. */
+TEST_F_TIMEOUT(sampling, poll_reports_pollin_at_a_new_process_before_the_watermark, 60)
+{
+	struct cs_session s;
+	uint64_t unread;
+	struct pollfd p;
+	int go[2], n;
+	size_t i;
+	bool other = false;
+
+	SAMPLING_BEGIN();
+	ASSERT_EQ(0, pipe(go));
+	self->child = cs_spawn(fork_a_spinner, go);
+	ASSERT_LT(0, self->child);
+	config_high_watermark(&self->cfg, self->child);
+	CS_ASSERT_SESSION(&s, &self->cfg);
+	ASSERT_EQ(0, cs_start(s.fd));
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	p = (struct pollfd){ .fd = s.fd, .events = POLLIN };
+	n = poll(&p, 1, 20000);
+	fullest_ring(&s, &unread);
+	TH_LOG("poll: %d, revents %#x, %llu bytes unread of a %u-byte watermark", n, p.revents,
+	       (unsigned long long)unread, self->cfg.wakeup_bytes);
+	ASSERT_EQ(1, n);
+	EXPECT_TRUE(p.revents & POLLIN);
+	EXPECT_GT(self->cfg.wakeup_bytes, unread);
+	cs_drain(&s, &self->recs);
+	for (i = 0; i < self->recs.n; i++) {
+		const struct cycsample_sample *smp = cs_sample(&self->recs.v[i]);
+
+		if (smp && smp->pid != (__u32)self->child)
+			other = true;
+	}
+	EXPECT_TRUE(other) TH_LOG("no sample of the forked process");
+	EXPECT_EQ(0, cs_stop(s.fd));
+	cs_session_close(&s);
+}
+
+/*
+ * A reader may leave records unread.  One that drained only part of the
+ * ring after a wakeup, and sleeps with less than the watermark unread, is
+ * woken when the unread bytes reach the watermark again, not a whole
+ * watermark of writing after the last wakeup (half a watermark later, here:
+ * the module before this rule woke it at 1.5 watermarks).
+ */
+TEST_F_TIMEOUT(sampling, poll_wakes_a_partly_drained_reader_at_the_watermark, 60)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	__u32 ring = 256 << 10, mark = ring / 4;
+	struct cycsample_ring_header *h;
+	struct cs_session s;
+	uint64_t unread, head;
+	struct pollfd p;
+	unsigned int i;
+	int n;
+
+	SAMPLING_BEGIN();
+	self->child = cs_spawn_spinner();
+	ASSERT_LT(0, self->child);
+	ASSERT_EQ(0, cs_pin(self->child, 0));
+	cs_config_init(&self->cfg, CYCSAMPLE_TARGET_PID, self->child);
+	self->cfg.ring_pages = ring / page;
+	self->cfg.wakeup_bytes = mark;
+	CS_ASSERT_SESSION(&s, &self->cfg);
+	ASSERT_EQ(0, cs_start(s.fd));
+	p = (struct pollfd){ .fd = s.fd, .events = POLLIN };
+	ASSERT_EQ(1, poll(&p, 1, 20000));
+	i = fullest_ring(&s, &unread);
+	ASSERT_LE(mark, unread);
+	/* leave half a watermark unread: record boundaries do not matter to the module */
+	h = cs_ring(&s, i);
+	head = __atomic_load_n(&h->data_head, __ATOMIC_ACQUIRE);
+	__atomic_store_n(&h->data_tail, head - mark / 2, __ATOMIC_RELEASE);
+	p = (struct pollfd){ .fd = s.fd, .events = POLLIN };
+	n = poll(&p, 1, 20000);
+	unread = cs_ring_unread(&s, i);
+	TH_LOG("poll: %d; %llu bytes unread at the wakeup, watermark %u", n,
+	       (unsigned long long)unread, mark);
+	ASSERT_EQ(1, n);
+	EXPECT_GT(mark + mark / 4, unread);
+	EXPECT_EQ(0, cs_stop(s.fd));
+	cs_session_close(&s);
 }
 
 TEST_HARNESS_MAIN

@@ -194,10 +194,18 @@ int dev_stop(struct cs_device *d)
 	return ioctl(d->fd, CYCSAMPLE_IOC_STOP) < 0 ? -errno : 0;
 }
 
-int dev_poll(struct cs_device *d, int timeout_ms)
+int dev_poll(struct cs_device *d, int timeout_ms, const sigset_t *mask)
 {
 	struct pollfd pfd = { .fd = d->fd, .events = POLLIN };
-	int ret = poll(&pfd, 1, timeout_ms);
+	struct timespec ts, *tsp = NULL;
+	int ret;
+
+	if (timeout_ms >= 0) {
+		ts.tv_sec = timeout_ms / 1000;
+		ts.tv_nsec = (timeout_ms % 1000) * 1000000L;
+		tsp = &ts;
+	}
+	ret = ppoll(&pfd, 1, tsp, mask);
 
 	if (ret < 0)
 		return -errno;

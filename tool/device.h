@@ -6,6 +6,8 @@
 #ifndef CYCREAD_DEVICE_H
 #define CYCREAD_DEVICE_H
 
+#include <signal.h>
+
 #include <linux/cycsample.h>
 
 #include "util.h"
@@ -60,8 +62,11 @@ int dev_info(struct cs_device *d);
 int dev_map(struct cs_device *d, const char **why);
 int dev_start(struct cs_device *d);
 int dev_stop(struct cs_device *d);
-/* poll; returns the revents or -errno (0 on timeout). */
-int dev_poll(struct cs_device *d, int timeout_ms);
+/*
+ * ppoll() for POLLIN with the signal mask @mask (NULL: the current one) and
+ * a timeout (-1: none); returns the revents or -errno (0 on timeout).
+ */
+int dev_poll(struct cs_device *d, int timeout_ms, const sigset_t *mask);
 long dev_drain(struct cs_device *d, ring_record_fn fn, void *ctx);
 void dev_close(struct cs_device *d);
 

@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -25,6 +26,7 @@
 #include "device.h"
 #include "session.h"
 
+/* how often to look again where nothing tells us (see poll_timeout()) */
 #define POLL_MS 50
 #define STATUS_INTERVAL_NS (500 * 1000 * 1000ULL)
 /* after the target is gone, wait this long for the module's POLLHUP */
@@ -369,6 +371,24 @@ static u64 cap_freq(u64 freq)
 	return freq;
 }
 
+/*
+ * Wake at half the ring, as perf's default watermark does: fewer wakeups
+ * than the module's quarter, and still half a ring of room while we drain.
+ * The ring's size as the module works it out for @ring_pages.
+ */
+static u32 wakeup_bytes(u32 ring_pages)
+{
+	u64 page = sysconf(_SC_PAGESIZE), ring;
+
+	if (!ring_pages)
+		ring_pages = MAX(CYCSAMPLE_DEFAULT_RING_BYTES / page, (u64)CYCSAMPLE_MIN_RING_PAGES);
+	ring = ring_pages * page;
+	/* a ring too small for it, or one CONFIGURE refuses anyway: the default */
+	if (ring / 2 + CYCSAMPLE_MAX_RECORD_SIZE > ring || ring > CYCSAMPLE_MAX_RING_BYTES)
+		return 0;
+	return ring / 2;
+}
+
 static void build_config(const struct record_opts *o, s32 target, struct cycsample_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
@@ -395,6 +415,7 @@ static void build_config(const struct record_opts *o, s32 target, struct cycsamp
 		cfg->flags |= CYCSAMPLE_CFG_REGS_USER;
 	if (o->no_fallback)
 		cfg->flags |= CYCSAMPLE_CFG_NO_FALLBACK;
+	cfg->wakeup_bytes = wakeup_bytes(o->ring_pages);
 	if (o->cmd)
 		cfg->flags |= CYCSAMPLE_CFG_ENABLE_ON_EXEC;
 }
@@ -426,15 +447,42 @@ static bool target_alive(const struct record_opts *o, const struct cs_device *d,
 	return !kill(target, 0) || errno != ESRCH;
 }
 
+/*
+ * How long poll() may sleep, in ms (-1: until the module wakes us).  The
+ * module wakes us at the watermark, at an EXEC record (whose program's maps
+ * we read from /proc while it runs) and when the session ends; a signal
+ * ends the sleep (ppoll()).  Only the status line, -d and what the module
+ * does not tell set a timeout: a CPU target's processes come and go
+ * without a record, and a module from before the PMU list never ends a
+ * session, so there we look every POLL_MS as before.
+ */
+static int poll_timeout(const struct record_opts *o, const struct cs_device *d, bool tty,
+			u64 start, u64 last_status)
+{
+	u64 now = now_ns(), until = UINT64_MAX;
+
+	if (o->target_type == CYCSAMPLE_TARGET_CPUS || !module_ends_sessions(d))
+		return POLL_MS;
+	if (tty)
+		until = last_status + STATUS_INTERVAL_NS;
+	if (o->duration > 0)
+		until = MIN(until, start + (u64)(o->duration * 1e9));
+	if (until == UINT64_MAX)
+		return -1;
+	if (until <= now)
+		return 0;
+	return MIN((until - now + 999999) / 1000000, (u64)INT_MAX);
+}
+
 static int loop(const struct record_opts *o, struct cs_device *d, struct drain_ctx *dc, s32 target,
-		struct child *c)
+		struct child *c, const sigset_t *wait_mask)
 {
 	u64 start = now_ns(), last_status = 0, gone_since = 0;
 	bool tty = isatty(STDERR_FILENO) && !o->quiet;
 	int rev;
 
 	for (;;) {
-		rev = dev_poll(d, POLL_MS);
+		rev = dev_poll(d, poll_timeout(o, d, tty, start, last_status), wait_mask);
 		if (rev < 0 && rev != -EINTR) {
 			pr_err("%s: poll: %s", o->device, strerror(-rev));
 			return -1;
@@ -474,8 +522,13 @@ int session_record(const struct record_opts *o, struct profile *p, struct maps *
 	struct cs_device d = { .fd = -1 };
 	const char *why = "";
 	s32 target = o->target;
+	sigset_t stop_set, old_mask;
 	int ret, e;
 
+	sigemptyset(&stop_set);
+	sigaddset(&stop_set, SIGINT);
+	sigaddset(&stop_set, SIGTERM);
+	sigprocmask(SIG_BLOCK, NULL, &old_mask);
 	fill_meta(&p->meta, o);
 	raise_fd_limit();
 	if (o->cmd) {
@@ -526,6 +579,8 @@ int session_record(const struct record_opts *o, struct profile *p, struct maps *
 	}
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/* blocked but inside ppoll(): a signal cannot slip in before the sleep */
+	sigprocmask(SIG_BLOCK, &stop_set, NULL);
 	ret = dev_start(&d);
 	if (ret) {
 		if (ret == -ESRCH)
@@ -547,7 +602,7 @@ int session_record(const struct record_opts *o, struct profile *p, struct maps *
 		}
 	}
 	dev_info(&d);
-	if (loop(o, &d, &dc, target, &c))
+	if (loop(o, &d, &dc, target, &c, &old_mask))
 		goto out_stop;
 	ret = dev_stop(&d);
 	if (ret && ret != -EINVAL)
@@ -570,6 +625,7 @@ int session_record(const struct record_opts *o, struct profile *p, struct maps *
 			 WTERMSIG(c.status) != SIGTERM)
 			pr_warn("%s killed by signal %d", o->cmd[0], WTERMSIG(c.status));
 	}
+	sigprocmask(SIG_SETMASK, &old_mask, NULL);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	if (stop_signal && !o->quiet)
@@ -579,6 +635,7 @@ int session_record(const struct record_opts *o, struct profile *p, struct maps *
 out_stop:
 	dev_stop(&d);
 out_close:
+	sigprocmask(SIG_SETMASK, &old_mask, NULL);
 	dev_close(&d);
 out_child:
 	if (c.pid) {

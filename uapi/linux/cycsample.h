@@ -111,7 +111,10 @@ enum cycsample_event {
  *		in all; 0 means CYCSAMPLE_DEFAULT_RING_BYTES worth of pages
  * @wakeup_bytes: wake the reader once this many bytes are unread in a ring;
  *		0 means a quarter of the ring; at most the ring's bytes less
- *		CYCSAMPLE_MAX_RECORD_SIZE (a fuller ring may refuse records)
+ *		CYCSAMPLE_MAX_RECORD_SIZE (a fuller ring may refuse records).
+ *		An EXEC record, and the first sample of a process new to a
+ *		PID or TID session, wake the reader at once
+ *		(poll() reports POLLIN while one is unread)
  * @reserved:	must be zero
  */
 struct cycsample_config {
