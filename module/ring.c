@@ -401,6 +401,7 @@ void cycs_ring_mark_urgent(struct cycs_ring *r)
 /* An urgent record of @r is still unread (a tail past it is nonsense, not unread). */
 bool cycs_ring_urgent(struct cycs_ring *r)
 {
+	/* as in cycs_ring_used(): the reader's release of what it has read */
 	u64 tail = smp_load_acquire(&r->hdr->data_tail);
 
 	return (s64)(READ_ONCE(r->urgent_head) - tail) > 0;

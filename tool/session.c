@@ -381,7 +381,8 @@ static u32 wakeup_bytes(u32 ring_pages)
 	u64 page = sysconf(_SC_PAGESIZE), ring;
 
 	if (!ring_pages)
-		ring_pages = MAX(CYCSAMPLE_DEFAULT_RING_BYTES / page, (u64)CYCSAMPLE_MIN_RING_PAGES);
+		ring_pages =
+			MAX(CYCSAMPLE_DEFAULT_RING_BYTES / page, (u64)CYCSAMPLE_MIN_RING_PAGES);
 	ring = ring_pages * page;
 	/* a ring too small for it, or one CONFIGURE refuses anyway: the default */
 	if (ring / 2 + CYCSAMPLE_MAX_RECORD_SIZE > ring || ring > CYCSAMPLE_MAX_RING_BYTES)
@@ -456,8 +457,8 @@ static bool target_alive(const struct record_opts *o, const struct cs_device *d,
  * without a record, and a module from before the PMU list never ends a
  * session, so there we look every POLL_MS as before.
  */
-static int poll_timeout(const struct record_opts *o, const struct cs_device *d, bool tty,
-			u64 start, u64 last_status)
+static int poll_timeout(const struct record_opts *o, const struct cs_device *d, bool tty, u64 start,
+			u64 last_status)
 {
 	u64 now = now_ns(), until = UINT64_MAX;
 
