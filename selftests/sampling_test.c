@@ -1486,14 +1486,40 @@ static unsigned int fullest_ring(const struct cs_session *s, uint64_t *unread)
 	return best;
 }
 
-/* A 1 MiB ring whose watermark is as high as CONFIGURE takes. */
-static void config_high_watermark(struct cycsample_config *cfg, pid_t pid)
+/*
+ * Spawn @fn with a go pipe under a session whose 1 MiB rings wake the
+ * reader only when nearly full, send the go byte, and expect POLLIN well
+ * before that watermark; the records read then are in self->recs.
+ */
+static void pollin_before_the_watermark(struct __test_metadata *_metadata,
+					FIXTURE_DATA(sampling) * self, int (*fn)(void *))
 {
 	long page = sysconf(_SC_PAGESIZE);
+	struct cs_session s;
+	uint64_t unread;
+	struct pollfd p;
+	int go[2], n;
 
-	cs_config_init(cfg, CYCSAMPLE_TARGET_PID, pid);
-	cfg->ring_pages = (1 << 20) / page;
-	cfg->wakeup_bytes = (1 << 20) - CYCSAMPLE_MAX_RECORD_SIZE;
+	ASSERT_EQ(0, pipe(go));
+	self->child = cs_spawn(fn, go);
+	ASSERT_LT(0, self->child);
+	cs_config_init(&self->cfg, CYCSAMPLE_TARGET_PID, self->child);
+	self->cfg.ring_pages = (1 << 20) / page;
+	self->cfg.wakeup_bytes = (1 << 20) - CYCSAMPLE_MAX_RECORD_SIZE;
+	CS_ASSERT_SESSION(&s, &self->cfg);
+	ASSERT_EQ(0, cs_start(s.fd));
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	p = (struct pollfd){ .fd = s.fd, .events = POLLIN };
+	n = poll(&p, 1, 20000);
+	fullest_ring(&s, &unread);
+	TH_LOG("poll: %d, revents %#x, %llu bytes unread of a %u-byte watermark", n, p.revents,
+	       (unsigned long long)unread, self->cfg.wakeup_bytes);
+	EXPECT_EQ(1, n);
+	EXPECT_TRUE(p.revents & POLLIN);
+	EXPECT_GT(self->cfg.wakeup_bytes, unread);
+	cs_drain(&s, &self->recs);
+	EXPECT_EQ(0, cs_stop(s.fd));
+	cs_session_close(&s);
 }
 
 /*
@@ -1504,31 +1530,9 @@ static void config_high_watermark(struct cycsample_config *cfg, pid_t pid)
  */
 TEST_F_TIMEOUT(sampling, poll_reports_pollin_at_an_exec_before_the_watermark, 60)
 {
-	struct cs_session s;
-	uint64_t unread;
-	struct pollfd p;
-	int go[2], n;
-
 	SAMPLING_BEGIN();
-	ASSERT_EQ(0, pipe(go));
-	self->child = cs_spawn(mark_then_exec, go);
-	ASSERT_LT(0, self->child);
-	config_high_watermark(&self->cfg, self->child);
-	CS_ASSERT_SESSION(&s, &self->cfg);
-	ASSERT_EQ(0, cs_start(s.fd));
-	ASSERT_EQ(1, write(go[1], "g", 1));
-	p = (struct pollfd){ .fd = s.fd, .events = POLLIN };
-	n = poll(&p, 1, 20000);
-	fullest_ring(&s, &unread);
-	TH_LOG("poll: %d, revents %#x, %llu bytes unread of a %u-byte watermark", n, p.revents,
-	       (unsigned long long)unread, self->cfg.wakeup_bytes);
-	ASSERT_EQ(1, n);
-	EXPECT_TRUE(p.revents & POLLIN);
-	EXPECT_GT(self->cfg.wakeup_bytes, unread);
-	cs_drain(&s, &self->recs);
+	pollin_before_the_watermark(_metadata, self, mark_then_exec);
 	EXPECT_NE(NULL, cs_find_record(&self->recs, CYCSAMPLE_REC_EXEC));
-	EXPECT_EQ(0, cs_stop(s.fd));
-	cs_session_close(&s);
 }
 
 /* Child: after the go byte, fork a spinner (no exec) and wait for it. */
@@ -1554,30 +1558,11 @@ static int fork_a_spinner(void *arg)
 /* The same for a process that is new to the session without an exec: its first sample. */
 TEST_F_TIMEOUT(sampling, poll_reports_pollin_at_a_new_process_before_the_watermark, 60)
 {
-	struct cs_session s;
-	uint64_t unread;
-	struct pollfd p;
-	int go[2], n;
-	size_t i;
 	bool other = false;
+	size_t i;
 
 	SAMPLING_BEGIN();
-	ASSERT_EQ(0, pipe(go));
-	self->child = cs_spawn(fork_a_spinner, go);
-	ASSERT_LT(0, self->child);
-	config_high_watermark(&self->cfg, self->child);
-	CS_ASSERT_SESSION(&s, &self->cfg);
-	ASSERT_EQ(0, cs_start(s.fd));
-	ASSERT_EQ(1, write(go[1], "g", 1));
-	p = (struct pollfd){ .fd = s.fd, .events = POLLIN };
-	n = poll(&p, 1, 20000);
-	fullest_ring(&s, &unread);
-	TH_LOG("poll: %d, revents %#x, %llu bytes unread of a %u-byte watermark", n, p.revents,
-	       (unsigned long long)unread, self->cfg.wakeup_bytes);
-	ASSERT_EQ(1, n);
-	EXPECT_TRUE(p.revents & POLLIN);
-	EXPECT_GT(self->cfg.wakeup_bytes, unread);
-	cs_drain(&s, &self->recs);
+	pollin_before_the_watermark(_metadata, self, fork_a_spinner);
 	for (i = 0; i < self->recs.n; i++) {
 		const struct cycsample_sample *smp = cs_sample(&self->recs.v[i]);
 
@@ -1585,8 +1570,6 @@ TEST_F_TIMEOUT(sampling, poll_reports_pollin_at_a_new_process_before_the_waterma
 			other = true;
 	}
 	EXPECT_TRUE(other) TH_LOG("no sample of the forked process");
-	EXPECT_EQ(0, cs_stop(s.fd));
-	cs_session_close(&s);
 }
 
 /*
