@@ -222,13 +222,61 @@ static void copy_info(struct prof_meta *m, const struct cycsample_info *in)
 	}
 }
 
+/*
+ * We drain at the watermark, so a process's samples may be read only after
+ * it exited, when /proc no longer has its maps.  The EXEC record that woke
+ * us came before the loader mapped the program's libraries: read the maps
+ * of a process that exec'd, or that is new to us, again a little later.
+ */
+static const u64 reread_after_ns[] = { 20000000ULL, 500000000ULL };
+
+struct reread {
+	u32 pid;
+	u32 step; /* index in reread_after_ns of the next read */
+	u64 since; /* when we first read its maps */
+};
+
 struct drain_ctx {
 	struct profile *p;
 	struct maps *ms;
 	struct resolver *r;
 	bool exited;
 	bool warned;
+	struct reread *reread;
+	u32 nr_reread, alloc_reread;
 };
+
+static void reread_add(struct drain_ctx *c, u32 pid)
+{
+	VEC_GROW(c->reread, c->nr_reread, c->alloc_reread);
+	c->reread[c->nr_reread++] = (struct reread){ .pid = pid, .since = now_ns() };
+}
+
+/* Read the maps that are due again; the time of the next one (UINT64_MAX: none). */
+static u64 reread_due(struct drain_ctx *c)
+{
+	u64 now = now_ns(), next = UINT64_MAX;
+	struct proc_maps *pm;
+	u32 i = 0;
+
+	while (i < c->nr_reread) {
+		struct reread *e = &c->reread[i];
+
+		if (now - e->since >= reread_after_ns[e->step]) {
+			pm = maps_proc(c->ms, e->pid, false);
+			if (pm && !pm->read_failed)
+				maps_read(c->ms, e->pid, pm->cur_gen, NULL);
+			e->step++;
+		}
+		if (e->step == ARRAY_SIZE(reread_after_ns)) {
+			*e = c->reread[--c->nr_reread];
+			continue;
+		}
+		next = MIN(next, e->since + reread_after_ns[e->step]);
+		i++;
+	}
+	return next;
+}
 
 static int on_record(void *arg, const void *rec, u32 size, u32 cpu)
 {
@@ -250,13 +298,16 @@ static int on_record(void *arg, const void *rec, u32 size, u32 cpu)
 	switch (((const struct cycsample_record_header *)rec)->type) {
 	case CYCSAMPLE_REC_SAMPLE:
 		rec_sample_view(rec, &v);
-		if (!maps_proc(c->ms, v.s->pid, false))
+		if (!maps_proc(c->ms, v.s->pid, false)) {
 			read_comm(c->p, v.s->pid);
+			reread_add(c, v.s->pid);
+		}
 		res_observe(c->r, &v);
 		break;
 	case CYCSAMPLE_REC_EXEC:
 		t = rec;
 		maps_exec(c->ms, t->pid, t->time);
+		reread_add(c, t->pid);
 		break;
 	case CYCSAMPLE_REC_EXIT:
 		c->exited = true;
@@ -449,23 +500,24 @@ static bool target_alive(const struct record_opts *o, const struct cs_device *d,
 }
 
 /*
- * How long poll() may sleep, in ms (-1: until the module wakes us).  The
- * module wakes us at the watermark, at an EXEC record (whose program's maps
- * we read from /proc while it runs) and when the session ends; a signal
- * ends the sleep (ppoll()).  Only the status line, -d and what the module
+ * How long poll() may sleep, in ms (-1: until the module wakes us), with
+ * @until the time of the next maps to read again.  The module wakes us at
+ * the watermark, at an EXEC record (whose program's maps we read from /proc
+ * while it runs) and when the session ends; a signal ends the sleep
+ * (ppoll()).  Only those maps, the status line, -d and what the module
  * does not tell set a timeout: a CPU target's processes come and go
  * without a record, and a module from before the PMU list never ends a
  * session, so there we look every POLL_MS as before.
  */
 static int poll_timeout(const struct record_opts *o, const struct cs_device *d, bool tty, u64 start,
-			u64 last_status)
+			u64 last_status, u64 until)
 {
-	u64 now = now_ns(), until = UINT64_MAX;
+	u64 now = now_ns();
 
 	if (o->target_type == CYCSAMPLE_TARGET_CPUS || !module_ends_sessions(d))
 		return POLL_MS;
 	if (tty)
-		until = last_status + STATUS_INTERVAL_NS;
+		until = MIN(until, last_status + STATUS_INTERVAL_NS);
 	if (o->duration > 0)
 		until = MIN(until, start + (u64)(o->duration * 1e9));
 	if (until == UINT64_MAX)
@@ -478,17 +530,18 @@ static int poll_timeout(const struct record_opts *o, const struct cs_device *d, 
 static int loop(const struct record_opts *o, struct cs_device *d, struct drain_ctx *dc, s32 target,
 		struct child *c, const sigset_t *wait_mask)
 {
-	u64 start = now_ns(), last_status = 0, gone_since = 0;
+	u64 start = now_ns(), last_status = 0, gone_since = 0, reread = UINT64_MAX;
 	bool tty = isatty(STDERR_FILENO) && !o->quiet;
 	int rev;
 
 	for (;;) {
-		rev = dev_poll(d, poll_timeout(o, d, tty, start, last_status), wait_mask);
+		rev = dev_poll(d, poll_timeout(o, d, tty, start, last_status, reread), wait_mask);
 		if (rev < 0 && rev != -EINTR) {
 			pr_err("%s: poll: %s", o->device, strerror(-rev));
 			return -1;
 		}
 		dev_drain(d, on_record, dc);
+		reread = reread_due(dc);
 		if (tty && now_ns() - last_status >= STATUS_INTERVAL_NS) {
 			dev_info(d);
 			status_line(d, dc->p, start, false);
@@ -615,6 +668,7 @@ int session_record(const struct record_opts *o, struct profile *p, struct maps *
 		pr_warn("%llu times a ring held impossible data; records were skipped",
 			(unsigned long long)d.corrupt);
 	dev_close(&d);
+	free(dc.reread);
 	if (c.pid) {
 		if (!c.reaped && (stop_signal || o->duration > 0))
 			kill(c.pid, SIGTERM); /* we stopped first: end CMD too */
@@ -638,6 +692,7 @@ out_stop:
 out_close:
 	sigprocmask(SIG_SETMASK, &old_mask, NULL);
 	dev_close(&d);
+	free(dc.reread);
 out_child:
 	if (c.pid) {
 		kill(c.pid, SIGKILL);
