@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,7 @@ struct options {
 	const char *symfs;
 	const char *debug_dir;
 	const char *kallsyms;
+	const char *kmod_dir;
 	bool report_cmd;
 	bool quiet;
 	bool no_demangle;
@@ -60,6 +62,7 @@ enum long_only {
 	OPT_NO_LEAF_REPAIR,
 	OPT_DEBUG_DIR,
 	OPT_KALLSYMS,
+	OPT_KMOD_DIR,
 	OPT_NO_INLINE,
 	OPT_DEBUGINFOD,
 	OPT_PPROF,
@@ -94,6 +97,7 @@ static const struct option long_opts[] = {
 	{ "symfs", required_argument, NULL, OPT_SYMFS },
 	{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
 	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
+	{ "kmod-dir", required_argument, NULL, OPT_KMOD_DIR },
 	{ "debuginfod", no_argument, NULL, OPT_DEBUGINFOD },
 	{ "raw", no_argument, NULL, OPT_RAW },
 	{ "raw-details", no_argument, NULL, OPT_RAW_DETAILS },
@@ -169,6 +173,7 @@ static void usage(FILE *f)
 		"      --pprof FILE      write a gzipped pprof profile (go tool pprof, Pyroscope)\n"
 		"      --no-inline       no frames for inlined functions (source lines stay)\n"
 		"      --no-demangle, --no-leaf-repair, --debug-dir DIR, --kallsyms FILE\n"
+		"      --kmod-dir DIR    kernel modules' .ko files (lines in module code)\n"
 		"      --debuginfod      also ask $DEBUGINFOD_URLS for debug files (off by default)\n"
 		"  -q, --quiet           no report on stdout;  -v, --verbose\n"
 		"  -h, --help;  -V, --version\n"
@@ -397,6 +402,9 @@ static void parse(struct options *o, int argc, char **argv)
 			break;
 		case OPT_KALLSYMS:
 			o->kallsyms = optarg;
+			break;
+		case OPT_KMOD_DIR:
+			o->kmod_dir = optarg;
 			break;
 		case OPT_RAW:
 			o->rep.raw = true;
@@ -652,6 +660,8 @@ static int check_options(const struct options *o)
 		return EXIT_RUNTIME;
 	if (o->debug_dir && check_dir("--debug-dir", o->debug_dir))
 		return EXIT_RUNTIME;
+	if (o->kmod_dir && check_dir("--kmod-dir", o->kmod_dir))
+		return EXIT_RUNTIME;
 	if (o->debuginfod && !debuginfod_available(&why)) {
 		pr_err("--debuginfod: %s", why);
 		return EXIT_RUNTIME;
@@ -690,6 +700,26 @@ static int load_kallsyms(const struct options *o, struct resolver *r)
 	r->ksyms = k;
 	r->ksyms_ready = true;
 	return 0;
+}
+
+/*
+ * Where modules' .ko files are looked for: --kmod-dir, then the release's
+ * module trees, the running kernel's when recording, the capture's under
+ * --symfs when reporting (a capture from elsewhere has other modules than
+ * this machine's).
+ */
+static void kmod_dirs(const struct options *o, const struct profile *p, struct resolver *r)
+{
+	struct utsname u;
+
+	if (o->kmod_dir)
+		kmods_add_dir(&r->kmods, o->kmod_dir);
+	if (!o->input && !uname(&u)) {
+		r->kmods.live = true;
+		kmods_add_release(&r->kmods, NULL, u.release);
+	} else if (o->input && o->symfs) {
+		kmods_add_release(&r->kmods, o->symfs, p->meta.kernel_release);
+	}
 }
 
 /* --symfs named a directory; say when it gave nothing. */
@@ -869,6 +899,7 @@ int main(int argc, char **argv)
 		if (ret)
 			goto out;
 	}
+	kmod_dirs(&o, &p, &r);
 	if (!o.input) {
 		ret = session_record(&o.rec, &p, &ms, &r);
 		if (ret)

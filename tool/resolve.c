@@ -45,6 +45,7 @@ void res_free(struct resolver *r)
 	u32 i;
 
 	ksyms_free(&r->ksyms);
+	kmods_free(&r->kmods);
 	for (i = 0; i < r->nr_jits; i++) {
 		jitmap_free(r->jits[i]);
 		free(r->jits[i]);
@@ -119,6 +120,32 @@ void res_load_kernel(struct resolver *r)
 		ksyms_load(&r->ksyms, r->kallsyms_path, r->modules_path);
 }
 
+static void resolve_src(struct resolver *r, u32 idx);
+
+/*
+ * A module frame whose .ko is found: the .ko's function, and with its DWARF
+ * the source line and inline frames.
+ */
+static void resolve_module(struct resolver *r, u32 idx, const struct ksym *ks, u64 addr)
+{
+	struct frame_info *fi = &r->fis[idx];
+	const struct dso_sym *sym;
+	struct dso *d;
+	u64 vaddr;
+
+	if (!kmods_locate(&r->kmods, ksym_module(&r->ksyms, ks), ksym_name(&r->ksyms, ks),
+			  addr - ks->start, &d, &vaddr))
+		return;
+	sym = dso_find(d, vaddr);
+	if (sym) {
+		fi->func = display_name(r, dso_sym_name(d, sym));
+		fi->off = vaddr - sym->start;
+	}
+	fi->d = d;
+	fi->vaddr = vaddr;
+	resolve_src(r, idx);
+}
+
 u32 res_kernel(struct resolver *r, u64 addr)
 {
 	const struct ksym *ks;
@@ -140,6 +167,8 @@ u32 res_kernel(struct resolver *r, u64 addr)
 		fi->path = fi->dso;
 		fi->off = addr - ks->start;
 		fi->flags |= FI_RESOLVED;
+		if (ks->module)
+			resolve_module(r, i, ks, addr);
 	} else {
 		fi->reason = (!addr || r->ksyms.hidden || !r->ksyms.nr) ? UR_KERNEL_HIDDEN
 									: UR_KERNEL_UNKNOWN;

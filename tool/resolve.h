@@ -29,6 +29,7 @@
 #define CYCREAD_RESOLVE_H
 
 #include "kallsyms.h"
+#include "kmod.h"
 #include "leaf.h"
 #include "maps.h"
 #include "perfmap.h"
@@ -125,6 +126,7 @@ struct resolver {
 	bool ksyms_ready; /* loaded (live) or filled from a capture */
 	const char *kallsyms_path;
 	const char *modules_path;
+	struct kmods kmods; /* .ko files of the modules in kallsyms */
 	const char *jit_dir; /* where perf-PID.map files are (default /tmp) */
 	struct jitmap **jits;
 	u32 nr_jits;

@@ -136,6 +136,28 @@ printf 'ffff800008001000 T renamed_svc\nffff800008002000 T renamed_read\nffff800
 	>"$tmp/kallsyms"
 expect 0 "renamed_read" "--kallsyms names a capture's kernel frames" -- \
 	"$tool" report -i "$cap" --kallsyms "$tmp/kallsyms"
+# a .ko of the capture's module (cycsample_handler+0x10 [cycsample]), built with -g
+mkdir -p "$tmp/kmod/kernel"
+cat >"$tmp/handler.c" <<'EOF'
+int cycsample_handler(int x, int y)
+{
+	int s = 0;
+
+	while (y--)
+		s += x * 3 + y;
+	return s;
+}
+EOF
+gcc -O2 -g -c "$tmp/handler.c" -o "$tmp/kmod/kernel/cycsample.ko"
+expect 0 "cycsample_handler+0x10 (\[cycsample\]) $tmp/handler.c:[0-9]" \
+	"--kmod-dir: a module frame's source line from its .ko" -- \
+	"$tool" report -i "$cap" --kmod-dir "$tmp/kmod" --raw --raw-details
+expect 0 "cycsample_handler+0x10 (\[cycsample\])$" "without it, the kallsyms name alone" -- \
+	"$tool" report -i "$cap" --raw --raw-details
+expect 1 "kmod-dir $tmp/none: No such file" "--kmod-dir that does not exist" -- \
+	"$tool" report -i "$cap" --kmod-dir "$tmp/none"
+expect 1 "not a directory" "--kmod-dir a file" -- \
+	"$tool" report -i "$cap" --kmod-dir "$cap"
 expect 1 "DEBUGINFOD_URLS is not set" "--debuginfod without a server" -- \
 	env -u DEBUGINFOD_URLS "$tool" report -i "$cap" --debuginfod
 # a FIFO where a binary should be: never opened for reading, so never hangs

@@ -69,25 +69,30 @@ static u64 lt_addr(const struct dso *d, u64 vaddr)
 	return 0;
 }
 
-/* One address in addr2line -a -f -i -C layout, from the resolver's frames. */
-static void lt_block(struct lt *t, u32 idx, struct sbuf *sb)
+/* One address, @addr, in addr2line -a -f -i -C layout, from the resolver's frames. */
+static void fi_block(const struct resolver *r, u32 idx, u64 addr, struct sbuf *sb)
 {
-	const struct frame_info *fi = res_fi(&t->r, idx);
+	const struct frame_info *fi = res_fi(r, idx);
 	u32 k;
 
-	sbuf_printf(sb, "0x%016llx\n", fi->vaddr);
+	sbuf_printf(sb, "0x%016llx\n", addr);
 	for (k = 0; k <= fi->nr_inl; k++) {
-		const struct frame_info *g = res_fi(&t->r, k < fi->nr_inl ? fi->inl + k : idx);
+		const struct frame_info *g = res_fi(r, k < fi->nr_inl ? fi->inl + k : idx);
 
-		sbuf_printf(sb, "%s\n", res_str(&t->r, g->func));
+		sbuf_printf(sb, "%s\n", res_str(r, g->func));
 		/* addr2line: "??:0" knowing nothing, "??:?" knowing only the function */
 		if (g->file == RES_NO_STR)
 			sbuf_addstr(sb, g->flags & FI_RESOLVED ? "??:?\n" : "??:0\n");
 		else if (!g->line)
-			sbuf_printf(sb, "%s:?\n", res_str(&t->r, g->file));
+			sbuf_printf(sb, "%s:?\n", res_str(r, g->file));
 		else
-			sbuf_printf(sb, "%s:%u\n", res_str(&t->r, g->file), g->line);
+			sbuf_printf(sb, "%s:%u\n", res_str(r, g->file), g->line);
 	}
+}
+
+static void lt_block(struct lt *t, u32 idx, struct sbuf *sb)
+{
+	fi_block(&t->r, idx, res_fi(&t->r, idx)->vaddr, sb);
 }
 
 /* Split "0x...\n" blocks: the next block after *pos, NUL-terminated in place. */
@@ -220,6 +225,114 @@ static void test_against_addr2line(void)
 	ok(cxx.with_inline > 0, "C++: the inlined template shows as a frame");
 	free(bin);
 	free(cbin);
+}
+
+/*
+ * kallsyms of a module built from fx_inline.c as a relocatable object (a
+ * .ko is one), "fx-mod.ko" in kmod/ ('-' and '_' are one in module names),
+ * each section's functions at their own kernel address; and every byte of
+ * every function as "KADDR SECTION OFFSET" (OFFSET: in the section, as
+ * addr2line -j SECTION takes it), a section's addresses together.
+ */
+static const char kmod_gen[] =
+	"python3 - <<'EOF'\n"
+	"import re, subprocess\n"
+	"ko = 'kmod/fx-mod.ko'\n"
+	"out = subprocess.run(['readelf', '-SsW', ko], capture_output=True, text=True).stdout\n"
+	"secs = dict(re.findall(r'^\\s*\\[\\s*(\\d+)\\] (\\S+)', out, re.M))\n"
+	"ks, addrs = open('kmod.kallsyms', 'w'), open('kmod.addrs', 'w')\n"
+	"ks.write('ffffffff81000000 T _stext\\n')\n"
+	"fns = []\n"
+	"for m in re.finditer(r'^\\s*\\d+: ([0-9a-f]+)\\s+(\\d+) FUNC\\s+\\S+\\s+\\S+\\s+(\\d+) (\\S+)',\n"
+	"                     out, re.M):\n"
+	"    fns.append((int(m.group(3)), int(m.group(1), 16), int(m.group(2)), m.group(4)))\n"
+	"for ndx, val, size, name in sorted(fns):\n"
+	"    k = 0xffffffffc0100000 + ndx * 0x10000 + val\n"
+	"    ks.write('%x t %s\\t[fx_mod]\\n' % (k, name))\n"
+	"    for off in range(size):\n"
+	"        addrs.write('%x %s %x\\n' % (k + off, secs[str(ndx)], val + off))\n"
+	"EOF\n";
+
+/*
+ * Samples in a module's code: with its .ko found in a --kmod-dir, every
+ * address gets the .ko's function, source line and inline frames, the same
+ * as addr2line -f -i on the .ko; without it, the kallsyms name alone.
+ */
+static void test_kernel_module(void)
+{
+	char *dir = fx_path("kmod"), *ks = fx_path("kmod.kallsyms"),
+	     *addr_list = fx_path("kmod.addrs");
+	char *list = NULL, *theirs, *line, *next, *po, *pt, *bo, *bt;
+	struct sbuf ours = { 0 };
+	u32 addrs = 0, with_inline = 0, differ = 0, idx;
+	struct resolver r, plain;
+	struct maps ms;
+	size_t len;
+
+	ok(!fx_sh("mkdir -p kmod/extra && gcc -O2 -g -c -I%s/fixtures %s/fixtures/fx_inline.c "
+		  "-o kmod/fx-mod.ko && %s",
+		  TEST_SRCDIR, TEST_SRCDIR, kmod_gen),
+	   "module fixture: fx_inline.c as a relocatable object, its kallsyms");
+	maps_init(&ms, false);
+	res_init(&r, &ms, false);
+	res_init(&plain, &ms, false);
+	ok(!ksyms_load(&r.ksyms, ks, "/nonexistent") &&
+		   !ksyms_load(&plain.ksyms, ks, "/nonexistent"),
+	   "kallsyms read");
+	r.ksyms_ready = plain.ksyms_ready = true;
+	kmods_add_dir(&r.kmods, "/nonexistent");
+	kmods_add_dir(&r.kmods, dir);
+	read_file(addr_list, &list, &len, 1 << 24);
+	for (line = list; line && *line; line = next) {
+		unsigned long long kaddr, off;
+		char sec[64];
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		if (sscanf(line, "%llx %63s %llx", &kaddr, sec, &off) != 3)
+			continue;
+		idx = res_kernel(&r, kaddr);
+		fi_block(&r, idx, off, &ours);
+		addrs++;
+		with_inline += res_fi(&r, idx)->nr_inl > 0;
+		if (addrs == 1) {
+			const struct frame_info *fi = res_fi(&plain, res_kernel(&plain, kaddr));
+
+			ok(res_fi(&r, idx)->file != RES_NO_STR && fi->file == RES_NO_STR &&
+				   !strcmp(res_str(&r, res_fi(&r, idx)->func),
+					   res_str(&plain, fi->func)),
+			   "the .ko gives a line; without it, the kallsyms name alone (%s)",
+			   res_str(&plain, fi->func));
+			is_str(res_str(&r, res_fi(&r, idx)->dso), "[fx_mod]", "the frame's dso");
+		}
+	}
+	theirs = fx_out("cut -d' ' -f2 kmod.addrs | uniq | while read s; do "
+			"awk -v s=$s '$2 == s { print $3 }' kmod.addrs | "
+			"addr2line -a -f -i -C -e kmod/fx-mod.ko -j $s; done | "
+			"sed 's/ (discriminator [0-9]*)//'");
+	po = ours.buf;
+	pt = theirs;
+	while ((bo = next_block(&po)), (bt = next_block(&pt)), bo || bt) {
+		if (bo && bt && !strcmp(bo, bt))
+			continue;
+		if (differ++ < 3)
+			printf("# module: cycread:\n#   %s\n# addr2line:\n#   %s\n", bo ? bo : "-",
+			       bt ? bt : "-");
+	}
+	ok(addrs > 100 && with_inline > 10 && !differ,
+	   "module code: %u addresses (%u with inline frames), %u differ from addr2line -f -i "
+	   "on the .ko",
+	   addrs, with_inline, differ);
+	free(theirs);
+	free(list);
+	sbuf_free(&ours);
+	res_free(&plain);
+	res_free(&r);
+	maps_free(&ms);
+	free(addr_list);
+	free(ks);
+	free(dir);
 }
 
 /* The address of @name's first sample-worthy byte with @depth source frames. */
@@ -445,5 +558,6 @@ int main(void)
 	test_against_addr2line();
 	test_reports();
 	test_corrupt_dwarf();
+	test_kernel_module();
 	return tap_done();
 }

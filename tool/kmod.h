@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Kernel modules' .ko files: symbols, source lines and inline frames for
+ * samples in module code.
+ *
+ * kallsyms names a module frame "func+off [module]".  When a .ko of that
+ * module is found (a --kmod-dir; recording, /lib/modules/RELEASE and the
+ * debug tree /usr/lib/debug/lib/modules/RELEASE; reporting a capture, those
+ * under --symfs), the frame's address in the .ko is the .ko's own symbol of
+ * that name plus off, so no section address is needed from the running
+ * kernel.  A .ko is relocatable: libdwfl lays its sections out and applies
+ * the relocations of its DWARF, which srcline.c then reads as it reads a
+ * user binary's (a separate debug file found by build-id serves as well).
+ * Directories are searched once, recursively, for NAME.ko (also .ko.xz,
+ * .ko.gz, .ko.zst), with '-' and '_' taken as equal, as the kernel does.
+ * Recording, a file whose build-id is not the loaded module's is refused
+ * with a warning; a capture does not store modules' build-ids, so the
+ * directories given for a report must hold the recorded kernel's modules.
+ */
+#ifndef CYCREAD_KMOD_H
+#define CYCREAD_KMOD_H
+
+#include "elfsym.h"
+
+struct kmod;
+
+struct kmods {
+	bool live; /* a running kernel: its modules' build-ids are checked */
+	char **dirs;
+	u32 nr_dirs;
+	bool scanned;
+	struct u64map files; /* hash of the module name -> index in names/paths */
+	char **names;
+	char **paths;
+	u32 nr_files;
+	u32 alloc_files;
+	struct kmod **mods;
+	u32 nr_mods;
+	u32 alloc_mods;
+	struct u64map mod_index; /* hash of the module name -> index in mods */
+};
+
+/* Search @dir too (in the order added); missing directories are skipped. */
+void kmods_add_dir(struct kmods *k, const char *dir);
+/* ROOT/usr/lib/debug/lib/modules/RELEASE, then ROOT/lib/modules/RELEASE. */
+void kmods_add_release(struct kmods *k, const char *root, const char *release);
+
+/*
+ * The .ko address of @func + @off in @module, and the dso that resolves it
+ * (its symbols and DWARF, laid out as libdwfl does); false when no .ko of
+ * the module is found or it has no such function.
+ */
+bool kmods_locate(struct kmods *k, const char *module, const char *func, u64 off, struct dso **d,
+		  u64 *vaddr);
+
+void kmods_free(struct kmods *k);
+
+#endif /* CYCREAD_KMOD_H */
