@@ -71,6 +71,25 @@ static inline bool cycs_event_exited(struct perf_event *event)
 }
 
 /*
+ * The copies of an inherited counter, one per thread or child process that
+ * inherited it: perf keeps them on parent->child_list under
+ * parent->child_mutex, which cycs_lock_children() takes (the walk needs
+ * it held).  Not an exported interface; the same from 5.10 to 7.3.
+ */
+static inline void cycs_lock_children(struct perf_event *event)
+{
+	mutex_lock(&event->child_mutex);
+}
+
+static inline void cycs_unlock_children(struct perf_event *event)
+{
+	mutex_unlock(&event->child_mutex);
+}
+
+#define cycs_for_each_child(child, event) \
+	list_for_each_entry(child, &(event)->child_list, child_list)
+
+/*
  * The copies of an inherited event that perf made for the threads and
  * children created since: event->child_list, under event->child_mutex.
  * Returns whether there is one (in @task's context, if @task is given).
@@ -80,33 +99,27 @@ static inline bool cycs_event_has_child(struct perf_event *event, struct task_st
 	struct perf_event *child;
 	bool found = false;
 
-	mutex_lock(&event->child_mutex);
-	list_for_each_entry(child, &event->child_list, child_list) {
+	cycs_lock_children(event);
+	cycs_for_each_child(child, event) {
 		if (!task || READ_ONCE(child->ctx->task) == task) {
 			found = true;
 			break;
 		}
 	}
-	mutex_unlock(&event->child_mutex);
+	cycs_unlock_children(event);
 	return found;
 }
 
-/*
- * The copies of an inherited counter, one per thread or child process that
- * inherited it: perf keeps them on parent->child_list under
- * parent->child_mutex (caller holds it).  Not an exported interface; the
- * same from 5.10 to 7.3.
- */
-#define cycs_for_each_child(child, event) \
-	list_for_each_entry(child, &(event)->child_list, child_list)
-
+/* How many copies there are now; takes the lock. */
 static inline unsigned int cycs_nr_children(struct perf_event *event)
 {
 	struct perf_event *child;
 	unsigned int n = 0;
 
+	cycs_lock_children(event);
 	cycs_for_each_child(child, event)
 		n++;
+	cycs_unlock_children(event);
 	return n;
 }
 

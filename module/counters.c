@@ -106,9 +106,7 @@ static int cycs_cover_build(struct cycs_session *s, struct cycs_cover *c)
 	int err;
 
 	list_for_each_entry(te, &s->task_events, node) {
-		mutex_lock(&te->event->child_mutex);
 		te->nr_children = cycs_nr_children(te->event);
-		mutex_unlock(&te->event->child_mutex);
 		children += te->nr_children;
 	}
 	err = cycs_cover_alloc(c, s->nr_task_events + children);
@@ -124,14 +122,14 @@ static int cycs_cover_build(struct cycs_session *s, struct cycs_cover *c)
 	list_for_each_entry(te, &s->task_events, node) {
 		cycs_cover_add(c, cycs_event_task(te->event), te->slot);
 		budget = te->nr_children;
-		mutex_lock(&te->event->child_mutex);
+		cycs_lock_children(te->event);
 		cycs_for_each_child(child, te->event) {
 			if (!budget)
 				break;
 			budget--;
 			cycs_cover_add(c, cycs_event_task(child), te->slot);
 		}
-		mutex_unlock(&te->event->child_mutex);
+		cycs_unlock_children(te->event);
 	}
 	return 0;
 }
