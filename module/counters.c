@@ -21,7 +21,6 @@
 #include <linux/hash.h>
 #include <linux/log2.h>
 #include <linux/slab.h>
-#include <linux/math64.h>
 #include <linux/delay.h>
 
 #include "cycsample.h"
@@ -478,14 +477,8 @@ int cycs_counters_start(struct cycs_session *s)
 {
 	int err;
 
-	s->clock_period_ns = 0;
-	if (!(s->cfg.flags & CYCSAMPLE_CFG_FREQ)) {
-		u32 mhz = max(READ_ONCE(cycs_fallback_mhz), 1U);
-
-		/* period <= 2^40 cycles, so period * 1000 cannot overflow */
-		s->clock_period_ns = max_t(u64, div_u64(s->cfg.sample_period * 1000, mhz), 1);
-	}
-
+	/* set by the first clock counter, see cycs_fill_attr() */
+	WRITE_ONCE(s->clock_period_ns, 0);
 	err = cycs_counters_alloc(s);
 	if (!err)
 		err = cycs_pmus_start(s);
@@ -504,8 +497,6 @@ int cycs_counters_start(struct cycs_session *s)
 		cycs_counters_stop(s);
 	else
 		WRITE_ONCE(s->active, true);
-	if (!cycs_pmus_slot_wanted(s, CYCS_CLOCK_SLOT) && !s->clock_pmu)
-		s->clock_period_ns = 0;
 	return err;
 }
 

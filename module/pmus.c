@@ -24,9 +24,30 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/bitops.h>
+#include <linux/math64.h>
 
 #include "cycsample.h"
 #include "compat.h"
+
+/*
+ * The software clock's period: the cycles period at fallback_mhz, fixed by
+ * the first clock counter of a START, so that INFO says 0 while no CPU is
+ * on the clock.  A CPU session can reach it long after START, from the
+ * hotplug callback of a CPU whose PMU falls back.  Counters are created
+ * under s->lock (task targets) or in the serialized hotplug callbacks.
+ */
+static u64 cycs_clock_period(struct cycs_session *s)
+{
+	u32 mhz;
+
+	if (!s->clock_period_ns) {
+		mhz = max(READ_ONCE(cycs_fallback_mhz), 1U);
+		/* period <= 2^40 cycles, so period * 1000 cannot overflow */
+		WRITE_ONCE(s->clock_period_ns,
+			   max_t(u64, div_u64(s->cfg.sample_period * 1000, mhz), 1));
+	}
+	return s->clock_period_ns;
+}
 
 static void cycs_fill_attr(struct cycs_session *s, struct perf_event_attr *attr, u32 type,
 			   u64 config, bool clock)
@@ -39,7 +60,7 @@ static void cycs_fill_attr(struct cycs_session *s, struct perf_event_attr *attr,
 		attr->freq = 1;
 		attr->sample_freq = s->cfg.sample_period;
 	} else {
-		attr->sample_period = clock ? s->clock_period_ns : s->cfg.sample_period;
+		attr->sample_period = clock ? cycs_clock_period(s) : s->cfg.sample_period;
 	}
 	attr->exclude_hv = 1;
 	/* never exclude_idle: the arm64 PMU refuses it with -EOPNOTSUPP */
