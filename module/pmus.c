@@ -21,6 +21,7 @@
 #include <linux/perf_event.h>
 #include <linux/sched.h>
 #include <linux/cpumask.h>
+#include <linux/cpu.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/bitops.h>
@@ -411,14 +412,12 @@ struct perf_event *cycs_pmus_cpu_counter(struct cycs_session *s, int cpu)
 	return event;
 }
 
-/* Fill INFO's PMU list and the fields that describe pmus[0]; s->lock held. */
-void cycs_pmus_info(struct cycs_session *s, struct cycsample_info *info)
+/* INFO's PMU list and the fields that describe pmus[0], hotplug held off. */
+static void cycs_pmus_fill_info(struct cycs_session *s, struct cycsample_info *info)
 {
 	unsigned int i;
 	int cpu;
 
-	if (!s->pmu_of_cpu) /* never started */
-		return;
 	info->nr_pmus = s->nr_pmus;
 	for (i = 0; i < s->nr_pmus; i++) {
 		const struct cycs_pmu *p = &s->pmus[i];
@@ -447,4 +446,19 @@ void cycs_pmus_info(struct cycs_session *s, struct cycsample_info *info)
 	info->fallback_reason = s->pmus[0].fallback_reason;
 	info->fallback_errno = s->pmus[0].fallback_errno;
 	strscpy(info->pmu_name, s->pmus[0].name, sizeof(info->pmu_name));
+}
+
+/* Fill INFO's PMU list and the fields that describe pmus[0]; s->lock held. */
+void cycs_pmus_info(struct cycs_session *s, struct cycsample_info *info)
+{
+	if (!s->pmu_of_cpu) /* never started */
+		return;
+	/*
+	 * A CPU session's list grows in the hotplug callbacks, which do not
+	 * take s->lock; holding off hotplug gives one consistent list.  The
+	 * order is START's: s->lock, then the hotplug lock.
+	 */
+	cpus_read_lock();
+	cycs_pmus_fill_info(s, info);
+	cpus_read_unlock();
 }
