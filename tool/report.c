@@ -587,7 +587,7 @@ static const char *key_title(enum report_key k)
 /* Count every row's weights (and collect the tree entries when asked). */
 static void top_count(struct top *t, const struct report *rep, const struct report_opts *o)
 {
-	bool per_task;
+	bool per_task, graph = o->graph != GRAPH_NONE;
 	u32 i, j;
 
 	for (i = 0; i < o->nr_keys; i++) {
@@ -598,13 +598,15 @@ static void top_count(struct top *t, const struct report *rep, const struct repo
 	per_task = t->per_pid || t->per_tid || t->per_pmu;
 	t->row_of_fi = xmalloc(sizeof(*t->row_of_fi) * (rep->r->nr_fis ? rep->r->nr_fis : 1));
 	memset(t->row_of_fi, 0xff, sizeof(*t->row_of_fi) * rep->r->nr_fis);
+	/* once per frame of every sample: locals, as the stores to rows could alias them */
 	for (i = 0; i < rep->nr_samples; i++) {
 		const struct rsample *rs = &rep->samples[i];
+		const u32 *frames = rep->frames + rs->first, *row_of_fi = t->row_of_fi;
 		u64 w = report_weight(rep, rs);
 
 		for (j = 0; j < rs->nr; j++) {
 			/* top_row() may grow t.rows: index it only afterwards */
-			u32 idx = per_task ? UINT32_MAX : t->row_of_fi[rep->frames[rs->first + j]];
+			u32 idx = per_task ? UINT32_MAX : row_of_fi[frames[j]];
 			struct top_row *row;
 
 			if (idx == UINT32_MAX)
@@ -614,13 +616,13 @@ static void top_count(struct top *t, const struct report *rep, const struct repo
 			if (!j) {
 				row->self += w;
 				row->nr_self++;
-				if (o->graph != GRAPH_NONE && !o->children)
+				if (graph && !o->children)
 					add_ref(t, idx, i, j);
 			}
 			if (row->last_sample != i) {
 				row->last_sample = i;
 				row->children += w;
-				if (o->graph != GRAPH_NONE && o->children)
+				if (graph && o->children)
 					add_ref(t, idx, i, j);
 			}
 		}
@@ -929,7 +931,8 @@ void report_folded(const struct report *rep, FILE *out)
 	struct stack_order o = { 0 };
 	struct term_name *t;
 	struct sbuf sb = { 0 };
-	u32 *order, *mid, *last, *end, i, j, k, n, prev = 0, prev_len = 0, max_len = 0;
+	u32 *order, *mid, *last, *end, *nlen, i, j, k, n, prev = 0, prev_len = 0, max_len = 0;
+	char **sep;
 	u8 *same;
 	u64 w;
 
@@ -952,6 +955,15 @@ void report_folded(const struct report *rep, FILE *out)
 	o.max_rank = 2 * n;
 	order = stack_sort(&sn, &o, &same);
 	end = xmalloc(sizeof(*end) * (max_len + 1));
+	/* each name once as ";name" with its length: no strlen per frame */
+	sep = xmalloc(sizeof(*sep) * (n ? n : 1));
+	nlen = xmalloc(sizeof(*nlen) * (n ? n : 1));
+	for (i = 0; i < n; i++) {
+		nlen[i] = strlen(strtab_str(&sn.strs, i));
+		sep[i] = xmalloc(nlen[i] + 2);
+		sep[i][0] = ';';
+		memcpy(sep[i] + 1, strtab_str(&sn.strs, i), nlen[i] + 1);
+	}
 	for (i = 0; i < rep->nr_samples; i = j) {
 		u32 s = order[i], len = stack_len(&sn, s);
 
@@ -967,9 +979,13 @@ void report_folded(const struct report *rep, FILE *out)
 		if (sb.buf)
 			sb.buf[sb.len] = '\0';
 		for (; k < len; k++) {
+			u32 id = stack_name(&sn, s, k);
+
+			/* ";name", the separator taken from the copy of the name */
 			if (k)
-				sbuf_addch(&sb, ';');
-			sbuf_addstr(&sb, strtab_str(&sn.strs, stack_name(&sn, s, k)));
+				sbuf_add(&sb, sep[id], nlen[id] + 1);
+			else
+				sbuf_add(&sb, sep[id] + 1, nlen[id]);
 			end[k] = sb.len;
 		}
 		fwrite(sb.buf, 1, sb.len, out);
@@ -977,6 +993,10 @@ void report_folded(const struct report *rep, FILE *out)
 		prev = s;
 		prev_len = len;
 	}
+	for (i = 0; i < n; i++)
+		free(sep[i]);
+	free(sep);
+	free(nlen);
 	free(end);
 	free(order);
 	free(same);

@@ -75,13 +75,20 @@ static bool wide_enough(const struct ftree *t, u64 count)
 	return count * (SVG_WIDTH - 2 * SVG_PAD) >= t->total;
 }
 
-static void keep_node(struct ftree *t, u32 name, u32 depth, u64 x, u64 count, u8 kind)
+static __noinline void grow_nodes(struct ftree *t)
 {
+	VEC_GROW(t->n, t->nr, t->alloc);
+}
+
+static inline void keep_node(struct ftree *t, u32 name, u32 depth, u64 x, u64 count, u8 kind)
+{
+	/* most frames of a large profile: counted, nothing else */
 	if (depth && !wide_enough(t, count)) {
 		t->pruned++;
 		return;
 	}
-	VEC_GROW(t->n, t->nr, t->alloc);
+	if (t->nr >= t->alloc)
+		grow_nodes(t);
 	t->n[t->nr++] = (struct fnode){
 		.name = name, .depth = depth, .count = count, .x = x, .kind = kind
 	};

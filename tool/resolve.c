@@ -663,10 +663,12 @@ void res_stack(struct resolver *r, const struct rec_sample *v, struct stack *st)
 		first = false;
 	}
 count:
+	r->frames += st->nr;
 	for (i = 0; i < st->nr; i++) {
-		r->frames++;
-		r->reasons[r->fis[st->f[i].fi].reason]++;
-		r->fde_frames += !!(r->fis[st->f[i].fi].flags & FI_FDE);
+		const struct frame_info *fi = &r->fis[st->f[i].fi];
+
+		r->reasons[fi->reason]++;
+		r->fde_frames += !!(fi->flags & FI_FDE);
 	}
 }
 
