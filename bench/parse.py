@@ -310,7 +310,7 @@ def repeatability(prev, cur):
 
 
 def read_host(path):
-    h = {"sym": [], "symagree": [], "scale": [], "maps": [], "info": {}}
+    h = {"sym": [], "symagree": [], "scale": [], "cg": [], "maps": [], "info": {}}
     if not os.path.exists(path):
         return h
     for line in open(path):
@@ -551,17 +551,33 @@ def md_host(h):
                      a.get("near", a.get("alias", "-")), a.get("other", "-")))
     if h["scale"]:
         o.append("\n\n| samples x frames | output | capture MB | wall s | CPU s | "
-                 "ns per frame (CPU) | peak RSS MiB | output MB | pruned frames |")
-        o.append("|---|---|---|---|---|---|---|---|---|")
+                 "ns per frame (CPU) | peak RSS MiB | output MB | pruned frames | load |")
+        o.append("|---|---|---|---|---|---|---|---|---|---|")
         for s in h["scale"]:
             n, fr = num(s["samples"]), num(s.get("frames", "1"))
             cpu = num(s.get("cpu", s["secs"]))
-            o.append("| %d x %d | %s | %.1f | %s | %s | %s | %.1f | %s | %s |" % (
+            o.append("| %d x %d | %s | %.1f | %s | %s | %s | %.1f | %s | %s | %s |" % (
                 n, fr, s.get("output", "table"), num(s["bytes"]) / 1e6, s["secs"],
                 s.get("cpu", "-"), fmt(cpu and cpu / (n * fr) * 1e9, "%.0f"),
                 num(s["maxrss_kb"]) / 1024,
                 fmt(num(s["out_bytes"]) / 1e6 if "out_bytes" in s else None, "%.2f"),
-                s.get("pruned", "-")))
+                s.get("pruned", "-"), s.get("load", "-")))
+    if h["cg"]:
+        o.append("\n\nInstructions executed (callgrind, whatever the host's load), in "
+                 "millions, inclusive per phase: reading the capture (of it, sorting the "
+                 "events), resolving the frames, the filters, the output.\n")
+        o.append("| samples x frames | output | total | read | (sort) | resolve | select | "
+                 "output |")
+        o.append("|---|---|---|---|---|---|---|---|")
+        for c in h["cg"]:
+            if "total" not in c:
+                o.append("| %s | %s | skipped: %s |" % (c.get("samples", "-"), c["output"],
+                                                       c.get("skipped", "-")))
+                continue
+            o.append("| %s x %s | %s | %s |" % (
+                c["samples"], c["frames"], c["output"], " | ".join(
+                    "%.0f" % (num(c[k]) / 1e6)
+                    for k in ("total", "read", "sort", "build", "select", "out"))))
     for m in h["maps"]:
         o.append("\nA capture with %s mappings and %s samples: report in %s s (CPU %s s), "
                  "peak RSS %.1f MiB." % (m["maps"], m["samples"], m["secs"], m.get("cpu", "-"),
@@ -607,6 +623,11 @@ def main():
             for key in ("secs", "maxrss_kb", "addrs_per_s"):
                 tsv.append("\t".join(["host", "symbolize", s["tool"], s["file"], "", "",
                                       key, str(s[key])]))
+        for c in res["host"]["cg"]:
+            for key in ("total", "read", "sort", "build", "select", "out"):
+                if key in c:
+                    tsv.append("\t".join(["host", "callgrind", "cycread " + c["output"],
+                                          c["samples"], "", "", key, c[key]]))
         for s in res["host"]["scale"]:
             for key in ("secs", "cpu", "maxrss_kb", "bytes", "out_bytes", "pruned"):
                 if key in s:
