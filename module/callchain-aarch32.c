@@ -50,9 +50,26 @@ struct cycs_a32_walk {
 	bool first; /* that function is the interrupted one */
 };
 
-static bool cycs_a32_read(void *dst, u32 addr, size_t len)
+/*
+ * @words 32-bit words of user memory at @addr (4-byte aligned), read as
+ * callchain-arm64.c reads a frame record: page faults are disabled by
+ * cycs_arch_user_chain(), one access_ok() for the lot, inline loads.
+ */
+static __always_inline bool cycs_a32_read(u32 *dst, u32 addr, unsigned int words)
 {
-	return !copy_from_user_nofault(dst, (const void __user *)(unsigned long)addr, len);
+	const u32 __user *src = (const u32 __user *)(unsigned long)addr;
+	unsigned int i;
+
+	if (!user_access_begin(src, words * sizeof(*src)))
+		return false;
+	for (i = 0; i < words; i++)
+		unsafe_get_user(dst[i], &src[i], out_fault);
+	user_access_end();
+	return true;
+
+out_fault:
+	user_access_end();
+	return false;
 }
 
 /*
@@ -67,7 +84,7 @@ static int cycs_a32_arm_frame(struct cycs_a32_walk *w, u32 sp, u32 *lr)
 	/* the floor only rises: nothing of a record may lie at or above 4 GiB */
 	if (fp & 3 || fp < 12 || fp < w->floor || fp > U32_MAX - 4)
 		return -1;
-	if (!cycs_a32_read(win, fp - 12, sizeof(win)))
+	if (!cycs_a32_read(win, fp - 12, ARRAY_SIZE(win)))
 		return -1;
 	if (w->first && fp == sp) {
 		/* "str fp, [sp, #-4]!; add fp, sp, #0": only fp saved, at fp */
@@ -96,7 +113,7 @@ static int cycs_a32_thumb_frame(struct cycs_a32_walk *w, u32 *lr)
 {
 	u32 fp = w->fp[1], rec[2]; /* {r7, lr} */
 
-	if (fp & 3 || fp < w->floor || fp > U32_MAX - 8 || !cycs_a32_read(rec, fp, sizeof(rec)))
+	if (fp & 3 || fp < w->floor || fp > U32_MAX - 8 || !cycs_a32_read(rec, fp, ARRAY_SIZE(rec)))
 		return -1;
 	/*
 	 * "push {r7}; add r7, sp, #0": the word after the saved r7 is the

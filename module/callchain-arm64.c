@@ -67,12 +67,37 @@ bool cycs_arch_irqs_masked(struct pt_regs *regs)
 
 /*
  * With interrupts masked the sample may sit inside a context switch, where
- * current and the user address space disagree, and copy_from_user_nofault()
+ * current and the user address space disagree, and the user chain walk
  * would read whichever is loaded: another process's memory.
  */
 bool cycs_arch_user_chain_unsafe(struct pt_regs *regs)
 {
 	return cycs_arch_irqs_masked(regs);
+}
+
+/*
+ * One frame record, read where the caller disabled page faults: a fault
+ * ends the walk through the exception table instead of sleeping.  Two
+ * inline unprivileged loads (LDTR) after one access_ok(), where
+ * copy_from_user_nofault() cost a call, the usercopy hardening checks and
+ * the copy routine per record.  Where arm64 has no user_access_begin() of
+ * its own (5.10, 6.1), linux/uaccess.h makes it access_ok() and
+ * unsafe_get_user() __get_user(): the same loads.
+ */
+static __always_inline bool cycs_read_frame64(u64 fp, struct cycs_frame64 *f)
+{
+	const struct cycs_frame64 __user *p = (const struct cycs_frame64 __user *)fp;
+
+	if (!user_access_begin(p, sizeof(*p)))
+		return false;
+	unsafe_get_user(f->fp, &p->fp, out_fault);
+	unsafe_get_user(f->lr, &p->lr, out_fault);
+	user_access_end();
+	return true;
+
+out_fault:
+	user_access_end();
+	return false;
 }
 
 static unsigned int cycs_chain64(struct pt_regs *uregs, u64 *out, unsigned int n, unsigned int max,
@@ -87,7 +112,7 @@ static unsigned int cycs_chain64(struct pt_regs *uregs, u64 *out, unsigned int n
 			*flags |= CYCSAMPLE_SAMPLE_UCHAIN_TRUNC;
 			break;
 		}
-		if (copy_from_user_nofault(&f, (const void __user *)fp, sizeof(f)))
+		if (!cycs_read_frame64(fp, &f))
 			break;
 		f.lr = cycs_strip_pac(f.lr);
 		if (!f.lr)
@@ -109,12 +134,23 @@ static unsigned int cycs_chain64(struct pt_regs *uregs, u64 *out, unsigned int n
  */
 unsigned int cycs_arch_user_chain(struct pt_regs *uregs, u64 *out, unsigned int max, u32 *flags)
 {
+	unsigned int n;
+
 	if (!max)
 		return 0;
 	out[0] = uregs->pc;
+	/*
+	 * Once for the whole walk, as copy_from_user_nofault() did per record.
+	 * arm64 has no nmi_uaccess_okay() to ask: the loaded address space is
+	 * current's unless interrupts were masked (cycs_user_regs() refuses).
+	 */
+	pagefault_disable();
 	if (cycs_arch_compat(uregs))
-		return cycs_a32_user_chain(uregs, out, 1, max, flags);
-	return cycs_chain64(uregs, out, 1, max, flags);
+		n = cycs_a32_user_chain(uregs, out, 1, max, flags);
+	else
+		n = cycs_chain64(uregs, out, 1, max, flags);
+	pagefault_enable();
+	return n;
 }
 
 /* x0..x30, sp, pc, pstate; for a compat task r0..r12, sp, lr, pc, cpsr */

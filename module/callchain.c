@@ -3,7 +3,8 @@
  * cycsample - callchain pieces common to all architectures.
  *
  * Both run inside the overflow handler (hardirq or NMI): bounded loops,
- * no locks, user memory only through the nofault copy helpers.
+ * no locks, user memory read with page faults disabled (the walkers of
+ * callchain-<arch>.c).
  */
 #include <linux/stacktrace.h>
 #include <linux/sched.h>
