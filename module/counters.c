@@ -21,7 +21,7 @@
 #include <linux/hash.h>
 #include <linux/log2.h>
 #include <linux/slab.h>
-#include <linux/delay.h>
+#include <linux/jiffies.h>
 
 #include "cycsample.h"
 #include "compat.h"
@@ -283,18 +283,27 @@ static int cycs_scan_process(struct cycs_session *s, struct task_struct *leader,
  * clone, but from copy_sighand() on it holds a reference on the sighand
  * that the threads share, and signal->nr_threads counts only the threads
  * in the list, so a difference is a clone in flight (or a thread being
- * released).  The first steps after perf's copy, before copy_sighand(),
- * stay unseen: a few allocations.
+ * released).  Both are read under the siglock: copy_process() counts a
+ * thread and lists it in one section under that lock, so after it a
+ * thread that is counted is also in the list our next scan walks.  The
+ * steps after perf's copy and before copy_sighand() stay unseen (copying
+ * the files and fs: allocations that may sleep); no module can see them.
  */
 static bool cycs_clones_in_flight(struct task_struct *leader)
 {
 	struct sighand_struct *sighand;
+	unsigned long flags;
 	bool busy = false;
 
 	rcu_read_lock();
 	sighand = rcu_dereference(leader->sighand);
-	if (sighand)
-		busy = refcount_read(&sighand->count) > READ_ONCE(leader->signal->nr_threads);
+	if (sighand) {
+		spin_lock_irqsave(&sighand->siglock, flags);
+		/* an exec may have given the process a new one meanwhile */
+		if (sighand == rcu_access_pointer(leader->sighand))
+			busy = refcount_read(&sighand->count) > leader->signal->nr_threads;
+		spin_unlock_irqrestore(&sighand->siglock, flags);
+	}
 	rcu_read_unlock();
 	return busy;
 }
@@ -308,7 +317,8 @@ static bool cycs_clones_in_flight(struct task_struct *leader)
  * before it has joined the list: a scan that starts with no clone in
  * flight may end the loop.  While clones keep coming (a process that
  * creates threads all the time), wait and scan again, CYCS_SETTLE_WAITS
- * times at most (1, 2, 4 ... 256 ms: half a second in all), then go on.
+ * times at most (1, 2, 4 ... 256 ms: half a second in all), then go on;
+ * a fatal signal ends the wait at once.
  * A clone preempted inside clone() stays in flight as long as it waits for
  * a CPU: more than 31 ms happened in the loaded QEMU bench.
  */
@@ -320,8 +330,6 @@ static int cycs_attach_process(struct cycs_session *s, struct task_struct *leade
 
 	for (round = 0; round < CYCS_MAX_SCAN_ROUNDS; round++) {
 		quiet = !cycs_clones_in_flight(leader);
-		/* the snapshot after the look at the clones */
-		smp_rmb();
 		attached = false;
 		err = cycs_scan_process(s, leader, &attached, &more);
 		if (err)
@@ -332,7 +340,10 @@ static int cycs_attach_process(struct cycs_session *s, struct task_struct *leade
 			return -ESRCH;
 		if (quiet || waits == CYCS_SETTLE_WAITS)
 			return 0;
-		msleep(1U << waits);
+		/* s->lock is held: a reader killed meanwhile must not wait it out */
+		schedule_timeout_killable(msecs_to_jiffies(1U << waits));
+		if (fatal_signal_pending(current))
+			return 0;
 		waits++;
 	}
 	return -EAGAIN;

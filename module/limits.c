@@ -132,6 +132,20 @@ static void cycs_charge_credit(const struct cycs_charge *old, const struct cred 
 		*pinned_user = old->pinned_pages;
 }
 
+/*
+ * The pages that do not fit the user's perf budget of @limit pages, counted
+ * without @credit (the rings being replaced).  The sysctl may have been
+ * lowered below what is charged already.
+ */
+static unsigned long cycs_over_budget(atomic_long_t *budget, unsigned long credit,
+				      unsigned long limit, unsigned long pages)
+{
+	unsigned long locked = atomic_long_read(budget);
+
+	locked = min(locked - min(locked, credit), limit) + pages;
+	return locked > limit ? locked - limit : 0;
+}
+
 /**
  * cycs_charge_rings - charge ring memory to the caller as perf_mmap() does
  * @c: filled with what was charged and to whom, for cycs_uncharge_rings()
@@ -148,9 +162,10 @@ int cycs_charge_rings(struct cycs_charge *c, unsigned long pages, const struct c
 {
 	const struct cred *cred = current_cred();
 	atomic_long_t *budget = cycs_user_perf_mlock(cred->user);
-	unsigned long limit, locked, extra = 0, memlock, held, pinned;
 	unsigned long credit_user, credit_mm, credit_pinned;
+	unsigned long limit, extra, memlock, held, pinned;
 	struct mm_struct *mm = current->mm;
+	bool lifted;
 	int err = 0;
 
 	if (!mm)
@@ -158,15 +173,17 @@ int cycs_charge_rings(struct cycs_charge *c, unsigned long pages, const struct c
 	cycs_charge_credit(old, cred, mm, &credit_user, &credit_mm, &credit_pinned);
 	limit = (unsigned long)max(sc->val[CYCS_SYSCTL_MLOCK_KB], 0) >> (PAGE_SHIFT - 10);
 	limit *= num_online_cpus();
-	/* the sysctl may have been lowered below what is charged already */
-	locked = atomic_long_read(budget);
-	locked = min_t(unsigned long, locked - min(locked, credit_user), limit) + pages;
-	if (locked > limit)
-		extra = locked - limit;
+	/*
+	 * capable() may audit: ask only when the pages will not fit the budget
+	 * (as perf does), and outside the lock, which munmap() takes.
+	 */
+	lifted = sc->val[CYCS_SYSCTL_PARANOID] <= -1 ||
+		 (cycs_over_budget(budget, credit_user, limit, pages) && capable(CAP_IPC_LOCK));
 
 	mutex_lock(&cycs_users_lock);
+	extra = cycs_over_budget(budget, credit_user, limit, pages);
 	held = cycs_user_count(&cycs_user_pinned, cred->uid);
-	if (extra && sc->val[CYCS_SYSCTL_PARANOID] > -1 && !capable(CAP_IPC_LOCK)) {
+	if (extra && !lifted) {
 		memlock = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
 		pinned = atomic64_read(&mm->pinned_vm);
 		pinned -= min(pinned, credit_mm);
@@ -175,12 +192,14 @@ int cycs_charge_rings(struct cycs_charge *c, unsigned long pages, const struct c
 	}
 	if (!err && extra)
 		err = cycs_user_count_set(&cycs_user_pinned, cred->uid, held + extra);
+	if (!err) {
+		atomic_long_add(pages - extra, budget);
+		atomic64_add(extra, &mm->pinned_vm);
+	}
 	mutex_unlock(&cycs_users_lock);
 	if (err)
 		return err;
 
-	atomic_long_add(pages - extra, budget);
-	atomic64_add(extra, &mm->pinned_vm);
 	/* the user through its credentials: free_uid() is not exported to 5.10 */
 	c->cred = get_cred(cred);
 	c->mm = mm;
