@@ -422,6 +422,107 @@ static void write_lines(struct cap_out *w, const struct report *rep, const struc
 	u64map_free(&seen);
 }
 
+/* One module's part of KMODS, collected while walking the kernel addresses. */
+struct kmod_out {
+	u8 *hits; /* per symbol of the module's dso */
+	struct sbuf lines;
+	u32 nr_lines;
+};
+
+static void kmod_mark(struct kmod_out *o, const struct dso *d, const struct dso_sym *s)
+{
+	if (!s)
+		return;
+	if (!o->hits)
+		o->hits = xcalloc(d->nr_syms ? d->nr_syms : 1, 1);
+	o->hits[s - d->syms] = 1;
+}
+
+/* A module frame resolved in its dso: mark its functions, add its source frames. */
+static void kmod_collect(const struct resolver *r, struct kmod_out *out, struct u64map *seen,
+			 u64 addr, const struct frame_info *fi)
+{
+	struct src_frame src[SRC_MAX_FRAMES];
+	const struct ksym *ks = ksyms_find(&r->ksyms, addr);
+	const char *name;
+	const u8 *id;
+	u32 mi, n, k, id_len;
+	struct dso *d;
+
+	if (!ks || !ks->module)
+		return;
+	mi = kmods_index(&r->kmods, ksym_module(&r->ksyms, ks));
+	if (mi == UINT32_MAX)
+		return;
+	d = kmods_module(&r->kmods, mi, &name, &id, &id_len);
+	if (!d || d != fi->d)
+		return;
+	kmod_mark(&out[mi], d, kmods_func(&r->kmods, mi, ksym_name(&r->ksyms, ks)));
+	kmod_mark(&out[mi], d, dso_find(d, fi->vaddr));
+	if (!first_src(seen, r->kmods.nr_mods, mi, fi->vaddr))
+		return;
+	n = dso_src_frames(d, fi->vaddr, src, SRC_MAX_FRAMES);
+	if (!n)
+		return;
+	put_u64(&out[mi].lines, fi->vaddr);
+	put_u32(&out[mi].lines, n);
+	for (k = 0; k < n; k++) {
+		put_str(&out[mi].lines, src[k].func ? src[k].func : "");
+		put_str(&out[mi].lines, src[k].file ? src[k].file : "");
+		put_u32(&out[mi].lines, src[k].line);
+	}
+	out[mi].nr_lines++;
+}
+
+/*
+ * KMODS: per module the samples hit, its name and build-id; when a .ko
+ * resolved its frames, the functions kallsyms names or an address lies in
+ * (start, end, name) and per address its source frames (ELF address of
+ * the .ko as libdwfl lays it out, then function, file, line per frame).
+ */
+static void write_kmods(struct cap_out *w, const struct report *rep)
+{
+	const struct resolver *r = rep->r;
+	u32 nr = r->kmods.nr_mods, i, j, n, id_len;
+	struct kmod_out *out = xcalloc(nr ? nr : 1, sizeof(*out));
+	struct u64map seen = { 0 };
+	struct sbuf *sb = &w->sb;
+	const char *name;
+	const u8 *id;
+	size_t pos = 0;
+	u64 addr, idx;
+
+	while (u64map_next(&r->kcache, &pos, &addr, &idx))
+		kmod_collect(r, out, &seen, addr, &r->fis[idx]);
+	for (i = 0; i < nr; i++) {
+		struct dso *d = kmods_module(&r->kmods, i, &name, &id, &id_len);
+
+		if (!id_len && !out[i].nr_lines && !out[i].hits)
+			goto next;
+		put_str(sb, name);
+		put_u32(sb, id_len);
+		sbuf_add(sb, id, id_len);
+		for (j = 0, n = 0; out[i].hits && j < d->nr_syms; j++)
+			n += out[i].hits[j];
+		put_u32(sb, n);
+		for (j = 0; out[i].hits && j < d->nr_syms; j++) {
+			if (!out[i].hits[j])
+				continue;
+			put_u64(sb, d->syms[j].start);
+			put_u64(sb, d->syms[j].end);
+			put_str(sb, dso_sym_name(d, &d->syms[j]));
+		}
+		put_u32(sb, out[i].nr_lines);
+		sbuf_add(sb, out[i].lines.buf ? out[i].lines.buf : "", out[i].lines.len);
+		out_maybe_flush(w);
+next:
+		free(out[i].hits);
+		sbuf_free(&out[i].lines);
+	}
+	free(out);
+	u64map_free(&seen);
+}
+
 static void write_sections(struct cap_out *w, const struct report *rep, const struct maps *ms)
 {
 	u64 end_off;
@@ -456,6 +557,9 @@ static void write_sections(struct cap_out *w, const struct report *rep, const st
 	section_end(w);
 	section_begin(w, CAP_LINES);
 	write_lines(w, rep, ms);
+	section_end(w);
+	section_begin(w, CAP_KMODS);
+	write_kmods(w, rep);
 	section_end(w);
 	end_off = out_pos(w);
 	section_begin(w, CAP_END);
@@ -981,6 +1085,65 @@ static int read_ksyms(struct cursor *c, struct resolver *r)
 	return c->bad ? -1 : 0;
 }
 
+/* One module of KMODS: its build-id, stored functions and source frames. */
+static int read_one_kmod(struct cursor *c, struct resolver *r)
+{
+	struct src_frame src[SRC_MAX_FRAMES];
+	char *name = get_str(c), *strs[2 * SRC_MAX_FRAMES];
+	u32 id_len = get_u32(c), nr, i, k, n;
+	const u8 *id = c->p + c->pos;
+	struct dso *d;
+	int ret = -1;
+
+	if (!name || c->bad || id_len > DSO_BUILD_ID_MAX || !need(c, id_len)) {
+		free(name);
+		return -1;
+	}
+	c->pos += id_len;
+	d = dso_new_embedded(name);
+	nr = get_u32(c);
+	for (i = 0; i < nr && !c->bad; i++) {
+		u64 start = get_u64(c), end = get_u64(c);
+		char *sym = get_str(c);
+
+		if (!sym || start >= end) {
+			free(sym);
+			goto out;
+		}
+		dso_add_sym(d, start, end, sym, FS_OFF_UNKNOWN);
+		free(sym);
+	}
+	dso_sort_syms(d);
+	nr = get_u32(c);
+	for (i = 0; i < nr && !c->bad; i++) {
+		u64 vaddr = get_u64(c);
+
+		n = get_u32(c);
+		if (c->bad || !n || n > SRC_MAX_FRAMES)
+			goto out;
+		for (k = 0; k < n; k++) {
+			strs[2 * k] = get_str(c);
+			strs[2 * k + 1] = get_str(c);
+			src[k].line = get_u32(c);
+			src[k].func = strs[2 * k] && *strs[2 * k] ? strs[2 * k] : NULL;
+			src[k].file = strs[2 * k + 1] && *strs[2 * k + 1] ? strs[2 * k + 1] : NULL;
+		}
+		if (!c->bad)
+			dso_add_src(d, vaddr, src, n);
+		for (k = 0; k < 2 * n; k++)
+			free(strs[k]);
+	}
+	dso_sort_src(d);
+	ret = c->bad ? -1 : 0;
+out:
+	if (ret)
+		dso_free(d);
+	else
+		kmods_add_stored(&r->kmods, name, id, id_len, d);
+	free(name);
+	return ret;
+}
+
 static int read_jit(struct cursor *c, struct resolver *r)
 {
 	u32 i;
@@ -1018,6 +1181,8 @@ static const char *section_name(u32 type)
 		return "JIT";
 	case CAP_LINES:
 		return "LINES";
+	case CAP_KMODS:
+		return "KMODS";
 	case CAP_END:
 		return "END";
 	default:
@@ -1089,6 +1254,10 @@ static int read_mem(const void *data, size_t size, struct profile *p, struct map
 			break;
 		case CAP_LINES:
 			ret = read_lines(&c, ms, first_dso);
+			break;
+		case CAP_KMODS:
+			while (!ret && c.pos < c.len)
+				ret = read_one_kmod(&c, r);
 			break;
 		case CAP_END:
 			if (len < 16 || get_u64(&c) != nr || get_u64(&c) != pos)

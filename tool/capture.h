@@ -19,7 +19,9 @@
  * generation, each naming its DSOS entry), KSYMS (the kernel and module
  * symbols the samples hit, or the note that they were hidden), JIT
  * (perf-PID.map symbols), LINES (for each address the samples hit, its
- * source frames: file, line and inline chain, see srcline.h).  Unknown
+ * source frames: file, line and inline chain, see srcline.h), KMODS (per
+ * kernel module the samples hit: its build-id and, when its .ko was found,
+ * the functions and source frames hit, see kmod.h).  Unknown
  * section types are skipped; a missing END means the file was cut short.
  *
  * Version 2 added LINES, the symbol source of each DSOS entry and a flags
@@ -48,6 +50,7 @@ enum cap_section_type {
 	CAP_KSYMS = 6,
 	CAP_JIT = 7,
 	CAP_LINES = 8,
+	CAP_KMODS = 9,
 	CAP_END = 0xffff,
 };
 

@@ -20,9 +20,13 @@
 
 struct kmod {
 	char *name;
+	bool opened; /* its .ko looked for */
 	Dwfl *dwfl; /* NULL: no usable .ko */
 	struct dso *d; /* the .ko's functions at libdwfl's addresses, and its DWARF */
-	struct u64map syms; /* hash of a function name -> index in d->syms */
+	struct dso *stored; /* what a capture stores of it, or NULL */
+	u8 id[DSO_BUILD_ID_MAX]; /* the build that ran: loaded module's, capture's or .ko's */
+	u32 id_len; /* 0: unknown */
+	struct u64map syms; /* hash of a function name -> index in the syms of kmod_dso() */
 };
 
 static const Dwfl_Callbacks kmod_callbacks = {
@@ -132,7 +136,6 @@ static void scan_dir(struct kmods *k, const char *dir, u32 depth)
 static void read_symbols(struct kmod *m, Dwfl_Module *mod)
 {
 	int n = dwfl_module_getsymtab(mod), i;
-	u32 k;
 
 	for (i = 1; i < n; i++) {
 		GElf_Sym sym;
@@ -145,45 +148,62 @@ static void read_symbols(struct kmod *m, Dwfl_Module *mod)
 		dso_add_sym(m->d, addr, addr + (sym.st_size ? sym.st_size : 1), s, 0);
 	}
 	dso_sort_syms(m->d);
-	for (k = 0; k < m->d->nr_syms; k++)
-		u64map_put(&m->syms, name_hash(dso_sym_name(m->d, &m->d->syms[k])), k);
 }
 
-/*
- * Live, the running module's build-id (sysfs, root only) must be the
- * file's: a module loaded from elsewhere may differ from the installed one.
- * True when they match or the running one cannot be read.
- */
-static bool same_build(struct kmods *k, struct kmod *m, Dwfl_Module *mod, const char *path)
+/* The loaded module's build-id from sysfs (root only) into m->id, if readable. */
+static void read_loaded_id(struct kmod *m)
 {
-	const unsigned char *bits;
-	GElf_Addr at;
-	char *note, *sys;
-	size_t len;
+	char *note, *sys = xasprintf("/sys/module/%s/notes/.note.gnu.build-id", m->name);
 	u32 namesz, descsz, off;
-	int n;
-	bool same = true;
+	size_t len;
 
-	if (!k->live)
-		return true;
-	sys = xasprintf("/sys/module/%s/notes/.note.gnu.build-id", m->name);
-	n = dwfl_module_build_id(mod, &bits, &at);
 	if (!read_file(sys, &note, &len, 4096)) {
 		if (len >= 12) {
 			memcpy(&namesz, note, 4);
 			memcpy(&descsz, note + 4, 4);
 			off = 12 + ((namesz + 3) & ~3U);
-			same = n > 0 && namesz < len && off + descsz <= len && descsz == (u32)n &&
-			       !memcmp(note + off, bits, n);
+			if (namesz < len && off <= len && descsz <= len - off &&
+			    descsz <= DSO_BUILD_ID_MAX) {
+				memcpy(m->id, note + off, descsz);
+				m->id_len = descsz;
+			}
 		}
 		free(note);
 	}
-	if (!same)
-		pr_warn("%s: not the build of module %s that is loaded (build-id differs from %s); "
-			"its kallsyms names stay",
-			path, m->name, sys);
 	free(sys);
-	return same;
+}
+
+/*
+ * The .ko must be the build that ran: the loaded module's (live) or the
+ * one the capture recorded.  A module loaded from elsewhere may differ
+ * from the installed one, and a report's directories may hold another
+ * kernel's.  True when they match or the build that ran is unknown; then
+ * the .ko's build-id becomes the one a capture stores.
+ */
+static bool same_build(struct kmods *k, struct kmod *m, Dwfl_Module *mod, const char *path)
+{
+	const unsigned char *bits;
+	GElf_Addr at;
+	int n = dwfl_module_build_id(mod, &bits, &at);
+
+	if (!m->id_len) {
+		if (n > 0 && n <= DSO_BUILD_ID_MAX) {
+			memcpy(m->id, bits, n);
+			m->id_len = n;
+		}
+		return true;
+	}
+	if (n > 0 && (u32)n == m->id_len && !memcmp(m->id, bits, n))
+		return true;
+	if (k->live)
+		pr_warn("%s: not the build of module %s that is loaded (build-id differs from "
+			"/sys/module/%s/notes); its kallsyms names stay",
+			path, m->name, m->name);
+	else
+		pr_warn("%s: not the build of module %s the capture recorded (build-id differs); "
+			"%s stay",
+			path, m->name, m->stored ? "the capture's lines" : "its kallsyms names");
+	return false;
 }
 
 static bool kmod_open(struct kmods *k, struct kmod *m, const char *path)
@@ -218,46 +238,145 @@ static bool kmod_open(struct kmods *k, struct kmod *m, const char *path)
 	return true;
 }
 
-static struct kmod *kmod_get(struct kmods *k, const char *module)
+/* The dso a module's frames resolve in: its .ko, else what the capture stores. */
+static struct dso *kmod_dso(const struct kmod *m)
 {
-	u64 h = name_hash(module), idx;
-	struct kmod *m;
+	return m->d ? m->d : m->stored;
+}
+
+static struct kmod *kmod_new(struct kmods *k, const char *module)
+{
+	struct kmod *m = xcalloc(1, sizeof(*m));
+
+	m->name = xstrdup(module);
+	VEC_GROW(k->mods, k->nr_mods, k->alloc_mods);
+	u64map_put(&k->mod_index, name_hash(module), k->nr_mods);
+	k->mods[k->nr_mods++] = m;
+	return m;
+}
+
+static struct kmod *kmod_find(const struct kmods *k, const char *module)
+{
+	u64 idx;
+
+	if (!u64map_get(&k->mod_index, name_hash(module), &idx))
+		return NULL;
+	return strcmp(k->mods[idx]->name, module) ? NULL : k->mods[idx];
+}
+
+/* Index the functions of the dso the module's frames resolve in, by name. */
+static void index_syms(struct kmod *m)
+{
+	struct dso *d = kmod_dso(m);
 	u32 i;
 
-	if (u64map_get(&k->mod_index, h, &idx))
-		return strcmp(k->mods[idx]->name, module) ? NULL : k->mods[idx];
+	for (i = 0; d && i < d->nr_syms; i++)
+		u64map_put(&m->syms, name_hash(dso_sym_name(d, &d->syms[i])), i);
+}
+
+/*
+ * The .ko, once: live, checked against the loaded module; from a capture,
+ * against the build it recorded.  A capture's stored lines without a
+ * build-id to check a .ko by stay.
+ */
+static void kmod_look(struct kmods *k, struct kmod *m)
+{
+	u64 h = name_hash(m->name), idx;
+	u32 i;
+
+	m->opened = true;
+	if (k->live)
+		read_loaded_id(m);
 	if (!k->scanned) {
 		k->scanned = true;
 		for (i = 0; i < k->nr_dirs; i++)
 			scan_dir(k, k->dirs[i], 0);
 	}
-	m = xcalloc(1, sizeof(*m));
-	m->name = xstrdup(module);
-	if (u64map_get(&k->files, h, &idx) && !strcmp(k->names[idx], module) &&
-	    !kmod_open(k, m, k->paths[idx]) && m->dwfl) {
-		dwfl_end(m->dwfl);
+	if (m->stored && !m->id_len) {
+		pr_debug("module %s: the capture's lines stay (no build-id to check a .ko by)",
+			 m->name);
+	} else if (u64map_get(&k->files, h, &idx) && !strcmp(k->names[idx], m->name) &&
+		   !kmod_open(k, m, k->paths[idx])) {
+		dso_free(m->d);
+		m->d = NULL;
+		if (m->dwfl)
+			dwfl_end(m->dwfl);
 		m->dwfl = NULL;
 	}
-	VEC_GROW(k->mods, k->nr_mods, k->alloc_mods);
-	u64map_put(&k->mod_index, h, k->nr_mods);
-	k->mods[k->nr_mods++] = m;
+	if (m->stored && !m->d)
+		pr_debug("module %s: %u functions from the capture", m->name, m->stored->nr_syms);
+	index_syms(m);
+}
+
+static struct kmod *kmod_get(struct kmods *k, const char *module)
+{
+	struct kmod *m = kmod_find(k, module);
+
+	if (!m)
+		m = kmod_new(k, module);
+	if (!m->opened)
+		kmod_look(k, m);
 	return m;
+}
+
+void kmods_add_stored(struct kmods *k, const char *module, const u8 *id, u32 id_len, struct dso *d)
+{
+	struct kmod *m = kmod_find(k, module);
+
+	if (m || id_len > DSO_BUILD_ID_MAX) {
+		dso_free(d); /* a module stored twice: the first stays */
+		return;
+	}
+	m = kmod_new(k, module);
+	m->stored = d;
+	memcpy(m->id, id, id_len);
+	m->id_len = id_len;
+}
+
+struct dso *kmods_module(const struct kmods *k, u32 i, const char **name, const u8 **id,
+			 u32 *id_len)
+{
+	*name = k->mods[i]->name;
+	*id = k->mods[i]->id;
+	*id_len = k->mods[i]->id_len;
+	return kmod_dso(k->mods[i]);
+}
+
+u32 kmods_index(const struct kmods *k, const char *module)
+{
+	u64 idx;
+
+	if (!kmod_find(k, module))
+		return UINT32_MAX;
+	u64map_get(&k->mod_index, name_hash(module), &idx);
+	return idx;
+}
+
+const struct dso_sym *kmods_func(const struct kmods *k, u32 i, const char *func)
+{
+	struct kmod *m = k->mods[i];
+	struct dso *d = kmod_dso(m);
+	u64 idx;
+
+	if (!d || !u64map_get(&m->syms, name_hash(func), &idx) ||
+	    strcmp(dso_sym_name(d, &d->syms[idx]), func))
+		return NULL;
+	return &d->syms[idx];
 }
 
 bool kmods_locate(struct kmods *k, const char *module, const char *func, u64 off, struct dso **d,
 		  u64 *vaddr)
 {
-	struct kmod *m;
-	u64 idx;
+	const struct dso_sym *sym;
 
-	if (!k->nr_dirs)
+	if (!k->nr_dirs && !k->nr_mods)
 		return false;
-	m = kmod_get(k, module);
-	if (!m || !m->d || !u64map_get(&m->syms, name_hash(func), &idx) ||
-	    strcmp(dso_sym_name(m->d, &m->d->syms[idx]), func))
+	kmod_get(k, module);
+	sym = kmods_func(k, kmods_index(k, module), func);
+	if (!sym)
 		return false;
-	*d = m->d;
-	*vaddr = m->d->syms[idx].start + off;
+	*d = kmod_dso(kmod_find(k, module));
+	*vaddr = sym->start + off;
 	return true;
 }
 
@@ -270,6 +389,7 @@ void kmods_free(struct kmods *k)
 
 		/* the dso borrows libdwfl's DWARF: free it first */
 		dso_free(m->d);
+		dso_free(m->stored);
 		if (m->dwfl)
 			dwfl_end(m->dwfl);
 		u64map_free(&m->syms);

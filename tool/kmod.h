@@ -13,9 +13,13 @@
  * user binary's (a separate debug file found by build-id serves as well).
  * Directories are searched once, recursively, for NAME.ko (also .ko.xz,
  * .ko.gz, .ko.zst), with '-' and '_' taken as equal, as the kernel does.
- * Recording, a file whose build-id is not the loaded module's is refused
- * with a warning; a capture does not store modules' build-ids, so the
- * directories given for a report must hold the recorded kernel's modules.
+ * A file whose build-id is not the build that ran is refused with a
+ * warning: recording, the loaded module's (sysfs, root only); reporting a
+ * capture, the one it stores.  A capture stores, per module its samples
+ * hit, that build-id and, when a .ko gave them, the functions and source
+ * frames at the addresses hit (kmods_module(), kmods_add_stored()), so an
+ * offline report needs no .ko; a .ko of the same build stands in for them,
+ * another build never does.
  */
 #ifndef CYCREAD_KMOD_H
 #define CYCREAD_KMOD_H
@@ -52,6 +56,24 @@ void kmods_add_release(struct kmods *k, const char *root, const char *release);
  */
 bool kmods_locate(struct kmods *k, const char *module, const char *func, u64 off, struct dso **d,
 		  u64 *vaddr);
+
+/*
+ * Reading a capture: module @module ran as build @id (@id_len 0: unknown);
+ * @d (may be NULL, taken) holds its stored functions and source frames at
+ * .ko addresses.
+ */
+void kmods_add_stored(struct kmods *k, const char *module, const u8 *id, u32 id_len, struct dso *d);
+
+/*
+ * Writing a capture: module @i (< nr_mods), its name, the build-id its
+ * .ko was checked by (or had), and the dso its frames resolve in (NULL:
+ * none); kmods_index() finds a module seen by name (UINT32_MAX: none), and
+ * kmods_func() the function kallsyms calls @func in module @i's dso.
+ */
+struct dso *kmods_module(const struct kmods *k, u32 i, const char **name, const u8 **id,
+			 u32 *id_len);
+u32 kmods_index(const struct kmods *k, const char *module);
+const struct dso_sym *kmods_func(const struct kmods *k, u32 i, const char *func);
 
 void kmods_free(struct kmods *k);
 

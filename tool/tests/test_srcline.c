@@ -270,9 +270,11 @@ static void test_kernel_module(void)
 	size_t len;
 
 	ok(!fx_sh("mkdir -p kmod/extra && gcc -O2 -g -c -I%s/fixtures %s/fixtures/fx_inline.c "
-		  "-o kmod/fx-mod.ko && %s",
+		  "-o kmod/fx-mod.o && ld -r --build-id=sha1 kmod/fx-mod.o -o kmod/fx-mod.ko && "
+		  "rm kmod/fx-mod.o && %s",
 		  TEST_SRCDIR, TEST_SRCDIR, kmod_gen),
-	   "module fixture: fx_inline.c as a relocatable object, its kallsyms");
+	   "module fixture: fx_inline.c as a relocatable object with a build-id (ld -r, as "
+	   "kbuild links a .ko), its kallsyms");
 	maps_init(&ms, false);
 	res_init(&r, &ms, false);
 	res_init(&plain, &ms, false);
@@ -355,7 +357,8 @@ static u64 find_addr(struct lt *t, const char *name, u32 depth)
 	return 0;
 }
 
-static void add_sample(struct profile *p, u64 time, u64 pc)
+/* A sample whose one frame is @pc, a user address or (@kernel) a kernel one. */
+static void add_sample(struct profile *p, u64 time, u64 pc, bool kernel)
 {
 	struct {
 		struct cycsample_sample s;
@@ -369,9 +372,10 @@ static void add_sample(struct profile *p, u64 time, u64 pc)
 	rec.s.hdr.size = sizeof(rec);
 	rec.s.time = time;
 	rec.s.pid = rec.s.tid = LT_PID;
-	rec.s.flags = CYCSAMPLE_SAMPLE_USER;
+	rec.s.flags = kernel ? CYCSAMPLE_SAMPLE_KERNEL : CYCSAMPLE_SAMPLE_USER;
 	rec.s.pc = pc;
-	rec.s.nr_user = 1;
+	rec.s.nr_user = !kernel;
+	rec.s.nr_kernel = kernel;
 	rec.s.arch = CYCSAMPLE_ARCH_X86_64;
 	rec.frames[0] = pc;
 	prof_add_record(p, &rec, sizeof(rec), 0, &size, &why);
@@ -424,8 +428,8 @@ static void test_reports(void)
 	prof_init(&p);
 	prof_set_comm(&p, LT_PID, "fx_inline");
 	for (i = 0; i < 3; i++)
-		add_sample(&p, 10 + i, deep);
-	add_sample(&p, 20, plain);
+		add_sample(&p, 10 + i, deep, false);
+	add_sample(&p, 20, plain, false);
 	prof_sort(&p);
 
 	text = report_text(&p, &t.r, 0);
@@ -548,6 +552,155 @@ static void test_corrupt_dwarf(void)
 	}
 }
 
+/* Every @step-th address of kmod.addrs (kallsyms address, .ko offset) into @a and @off. */
+static u32 kmod_sample_addrs(u64 *a, u64 *off, u32 max, u32 step)
+{
+	char *path = fx_path("kmod.addrs"), *list = NULL, *line, *next;
+	u32 n = 0, i = 0;
+	size_t len;
+
+	read_file(path, &list, &len, 1 << 24);
+	for (line = list; line && *line && n < max; line = next, i++) {
+		unsigned long long kaddr, o;
+		char sec[64];
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		if (i % step || sscanf(line, "%llx %63s %llx", &kaddr, sec, &o) != 3)
+			continue;
+		a[n] = kaddr;
+		off[n++] = o;
+	}
+	free(list);
+	free(path);
+	return n;
+}
+
+/* The frames of every address as fi_block() prints them, then the raw report. */
+static char *kmod_text(struct resolver *r, struct profile *p, const u64 *a, const u64 *off, u32 n)
+{
+	struct sbuf sb = { 0 };
+	char *raw;
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		fi_block(r, res_kernel(r, a[i]), off[i], &sb);
+	raw = report_text(p, r, 1);
+	sbuf_addstr(&sb, raw);
+	free(raw);
+	return sb.buf;
+}
+
+/* A report of @cap with --kmod-dir @dir (NULL: none); stderr into @log. */
+static char *kmod_offline(const char *cap, const char *dir, const u64 *a, const u64 *off, u32 n,
+			  char **log)
+{
+	struct profile q;
+	struct resolver r;
+	struct maps ms;
+	char err[256] = "", *text;
+
+	prof_init(&q);
+	maps_init(&ms, false);
+	res_init(&r, &ms, false);
+	fx_stderr_begin();
+	if (capture_read(cap, &q, &ms, &r, "/nonexistent", err, sizeof(err)))
+		printf("# %s: %s\n", cap, err);
+	if (dir)
+		kmods_add_dir(&r.kmods, dir);
+	text = kmod_text(&r, &q, a, off, n);
+	*log = fx_stderr_back();
+	res_free(&r);
+	maps_free(&ms);
+	prof_free(&q);
+	return text;
+}
+
+/*
+ * A capture of samples in module code, recorded with the .ko, reported
+ * elsewhere: without any .ko the same functions, lines and inline frames
+ * as live; a .ko of another build (same module, -O1) in --kmod-dir never
+ * replaces them, and says why; the same build's .ko gives them too.
+ */
+static void test_kernel_module_capture(void)
+{
+	char *cap = fx_path("kmod.cyc"), *ks = fx_path("kmod.kallsyms"), *dir = fx_path("kmod"),
+	     *other = fx_path("kmod-other"), *live, *text, *log;
+	u64 a[400], off[400];
+	struct report rep;
+	struct profile p;
+	struct resolver r, direct;
+	struct maps ms;
+	u32 n, i;
+
+	n = kmod_sample_addrs(a, off, 400, 1);
+	ok(n > 50, "%u module addresses sampled", n);
+	ok(!fx_sh("mkdir -p kmod-other && gcc -O1 -g -c -I%s/fixtures "
+		  "%s/fixtures/fx_inline.c -o kmod-other/fx-mod.o && ld -r "
+		  "--build-id=sha1 kmod-other/fx-mod.o -o kmod-other/fx-mod.ko && "
+		  "rm kmod-other/fx-mod.o",
+		  TEST_SRCDIR, TEST_SRCDIR),
+	   "another build of the module (-O1, its own build-id)");
+	prof_init(&p);
+	maps_init(&ms, false);
+	res_init(&r, &ms, false);
+	ok(!ksyms_load(&r.ksyms, ks, "/nonexistent"), "kallsyms read");
+	r.ksyms_ready = true;
+	kmods_add_dir(&r.kmods, dir);
+	for (i = 0; i < n; i++)
+		add_sample(&p, 10 + i, a[i], true);
+	prof_sort(&p);
+	live = kmod_text(&r, &p, a, off, n);
+	ok(strstr(live, "fx_inline.h:") != NULL, "live: module frames have source lines");
+	report_build(&rep, &p, &r);
+	ok(!capture_write(cap, &rep, &ms), "capture of the module samples written");
+	report_free(&rep);
+	res_free(&r);
+	maps_free(&ms);
+
+	/* the other build, used directly, gives other lines: the check below can fail */
+	maps_init(&ms, false);
+	res_init(&direct, &ms, false);
+	ksyms_load(&direct.ksyms, ks, "/nonexistent");
+	direct.ksyms_ready = true;
+	kmods_add_dir(&direct.kmods, other);
+	text = kmod_text(&direct, &p, a, off, n);
+	ok(strcmp(text, live) && strstr(text, "fx_inline.h:"),
+	   "the -O1 build's .ko, used directly, gives lines, other ones than the recorded build's");
+	free(text);
+	res_free(&direct);
+	maps_free(&ms);
+	prof_free(&p);
+
+	text = kmod_offline(cap, NULL, a, off, n, &log);
+	ok(!strcmp(text, live),
+	   "offline, no .ko: the capture's functions, lines and inline frames");
+	if (strcmp(text, live))
+		printf("# offline:\n%.600s\n# live:\n%.600s\n", text, live);
+	free(text);
+	free(log);
+	text = kmod_offline(cap, other, a, off, n, &log);
+	ok(!strcmp(text, live), "offline, another build's .ko in --kmod-dir: the capture's stay");
+	ok(strstr(log, "fx-mod.ko: not the build of module fx_mod the capture recorded "
+		       "(build-id differs); the capture's lines stay") != NULL,
+	   "the other build is refused with a warning naming it");
+	if (!strstr(log, "the capture recorded"))
+		printf("# stderr: %s\n", log);
+	free(text);
+	free(log);
+	text = kmod_offline(cap, dir, a, off, n, &log);
+	ok(!strcmp(text, live) && !strstr(log, "not the build"),
+	   "offline, the recorded build's .ko: taken, the same frames");
+	free(text);
+	free(log);
+	free(live);
+	free(other);
+	free(dir);
+	free(ks);
+	free(cap);
+}
+
 int main(void)
 {
 	if (!have_tool("addr2line") || !have_tool("objcopy")) {
@@ -559,5 +712,6 @@ int main(void)
 	test_reports();
 	test_corrupt_dwarf();
 	test_kernel_module();
+	test_kernel_module_capture();
 	return tap_done();
 }
