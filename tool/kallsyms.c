@@ -144,7 +144,11 @@ int ksyms_load(struct kallsyms *k, const char *path, const char *modules)
 			etext = addr;
 			continue; /* a bound, not a function */
 		}
-		if (!addr || !is_text(type))
+		/*
+		 * ARM mapping symbols ($x, $d, $x.12: where code or data starts)
+		 * are no functions; the module symbols of 6.1 list them (seen in a guest).
+		 */
+		if (!addr || !is_text(type) || name[0] == '$')
 			continue;
 		ksyms_add(k, addr, 0, type, name, mod);
 	}

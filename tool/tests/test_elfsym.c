@@ -1001,6 +1001,8 @@ static void test_kallsyms(void)
 		   "ffff800008010400 T last_func\n"
 		   "ffff800008010500 T _etext\n"
 		   "ffff800001000000 t mod_func\t[cycsample]\n"
+		   "ffff800001000040 t $x\t[cycsample]\n"
+		   "ffff800001000080 t $x.3\t[cycsample]\n"
 		   "ffff800001000100 t mod_last\t[cycsample]\n");
 	fclose(f);
 	f = fopen(mods, "w");
@@ -1014,6 +1016,8 @@ static void test_kallsyms(void)
 	is_str(ksym_name(&k, ksyms_find(&k, 0xffff800008010300)), "second_alias",
 	       "data symbols do not end text symbols: second_alias extends to last_func");
 	ok(!ksyms_find(&k, 0xffff800008010600), "past _etext: unknown");
+	is_str(ksym_name(&k, ksyms_find(&k, 0xffff800001000090)), "mod_func",
+	       "arm64 mapping symbols ($x, $x.3) of a module are no functions");
 	is_str(ksym_name(&k, ksyms_find(&k, 0xffff800001000f00)), "mod_last",
 	       "module symbol bounded by the module's size");
 	is_str(ksym_module(&k, ksyms_find(&k, 0xffff800001000f00)), "cycsample", "module name");
