@@ -7,7 +7,8 @@
 # call chains, leaf-caller repair, the shared-library function, -p/-t/-a,
 # --user-only, --no-call-graph, -c, Ctrl-C, CMD exit status and exec
 # failure, EXEC, children, a deleted binary, a JIT perf map, capture files,
-# and demo/perfsample (perf_event_open alone) against cycread on the demo;
+# cycsample.ko's own frames with source lines (--kmod-dir), and
+# demo/perfsample (perf_event_open alone) against cycread on the demo;
 # trees, filters, time slices; on arm64 a 32-bit armhf program (demo/a32demo):
 # ARM and Thumb chains and the AArch32 register dump; on a guest with two
 # PMUs the big.LITTLE checks (each CPU's PMU samples, the header lists both,

@@ -141,6 +141,15 @@ check $? "--raw --raw-details: a source line on the demo's frames (demo.c:N)"
 grep -q "warm_phase (inlined)$" $T/raw.txt &&
 	grep -q "warm_phase (inlined) .*demo\.c:[0-9][0-9]*" $T/rawd.txt
 check $? "--raw: the inlined warm_phase as an inline frame (with its line in --raw-details)"
+# module code: 500 opens of /dev/cycsample put cycsample.ko's own open and
+# release path in the kernel chains; with --kmod-dir its frames get the .ko's
+# function and source line, and the capture keeps them (reported without it)
+$C -o $T/kmod.cyc --kmod-dir /cycsample -- sh -c \
+	'i=0; while [ $i -lt 500 ]; do : </dev/cycsample; i=$((i + 1)); done' >/dev/null 2>&1
+$C report -i $T/kmod.cyc --raw --raw-details >$T/kmod.txt 2>&1
+grep -q "cycs_[a-z_]*+0x[0-9a-f]* (\[cycsample\]) .*module/[a-z_]*\.c:[0-9][0-9]*" $T/kmod.txt
+check $? "--kmod-dir: cycsample.ko's frames with a function and a source line ($(grep -c \
+	"(\[cycsample\]) .*\.c:[0-9]" $T/kmod.txt) of $(grep -c "(\[cycsample\])" $T/kmod.txt))"
 $C report -i $T/demo.cyc --sort srcline >$T/srcline.txt 2>&1
 grep -q "demo\.c:[0-9][0-9]*" $T/srcline.txt
 check $? "--sort srcline: rows by demo.c:line"
