@@ -957,8 +957,13 @@ TEST_F_TIMEOUT(sampling, freq_mode_approaches_the_requested_rate, 60)
 	EXPECT_EQ(hz, self->info.sample_period);
 	EXPECT_TRUE(self->info.config_flags & CYCSAMPLE_CFG_FREQ);
 	cs_count(&self->recs, &self->counts);
-	/* Loose bounds: TCG is slow and perf adjusts the period per tick. */
-	EXPECT_LE(hz * ms / 1000 / 5, self->counts.samples);
+	/*
+	 * Loose bounds: TCG is slow and perf adjusts the period per tick.  On
+	 * a host loaded 10+ deep, overflows taken late gave 35-73 samples of
+	 * the 400; frequency mode broken (the Hz taken for a period, or no
+	 * adjustment) is off by orders of magnitude either way.
+	 */
+	EXPECT_LE(hz * ms / 1000 / 20, self->counts.samples);
 	EXPECT_GE(hz * ms / 1000 * 3, self->counts.samples);
 	for (i = 0; i < self->recs.n; i++) {
 		const struct cycsample_sample *smp = cs_sample(&self->recs.v[i]);
@@ -1258,7 +1263,13 @@ TEST_F_TIMEOUT(sampling, without_enable_on_exec_the_code_before_exec_is_sampled,
 
 	SAMPLING_BEGIN();
 	sample_across_exec(_metadata, self, 0, &marked, &leaf);
-	EXPECT_LE(5, marked);
+	/*
+	 * With the flag the count is exactly 0, so one sample tells the two
+	 * apart.  300 ms of CPU give ~200 samples on a quiet host, but as few
+	 * as 4 on a host loaded 10+ deep: under TCG an overflow that comes
+	 * while QEMU's vCPU thread is preempted is taken once, late.
+	 */
+	EXPECT_LE(1, marked);
 	EXPECT_LE(10, leaf);
 }
 
