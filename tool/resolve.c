@@ -62,6 +62,7 @@ void res_free(struct resolver *r)
 	free(r->unmapped);
 	u64map_free(&r->unmapped_index);
 	free(r->fast);
+	free(r->seen);
 	u64map_free(&r->kcache);
 	u64map_free(&r->demangled);
 	memset(r, 0, sizeof(*r));
@@ -494,25 +495,55 @@ static u32 res_user_slow(struct resolver *r, u32 pid, u64 time, u64 addr)
 	return i;
 }
 
+static inline struct res_seen *seen_slot(struct resolver *r, u32 pid, u64 page)
+{
+	return &r->seen[hash64(page ^ (u64)pid << 40) & ((1U << RES_SEEN_BITS) - 1)];
+}
+
+/*
+ * Was @page of @p found in a file mapping of its latest generation, with no
+ * mapping added since?  Then maps_find() for any address of it at a time
+ * after that generation's start gives the same kind of mapping again.
+ */
+static inline bool seen_file_page(struct resolver *r, const struct proc_maps *p, u64 time, u64 page)
+{
+	const struct res_seen *e = seen_slot(r, p->pid, page);
+
+	return page && e->page == page && e->pid == p->pid && e->version == p->version &&
+	       e->gen == p->cur_gen && time >= p->cur_gen;
+}
+
 void res_observe(struct resolver *r, const struct rec_sample *v)
 {
 	const struct cycsample_sample *s = v->s;
 	struct proc_maps *p = maps_proc(r->maps, s->pid, true);
 	const struct map *m;
+	u64 page;
 	u32 i;
 
 	if (!p->nr_refresh)
 		maps_read(r->maps, s->pid, p->cur_gen, NULL);
+	if (!r->seen)
+		r->seen = xcalloc(1U << RES_SEEN_BITS, sizeof(*r->seen));
 	for (i = 0; i < s->nr_user || (i == 0 && (s->flags & CYCSAMPLE_SAMPLE_USER)); i++) {
 		u64 addr = s->nr_user ? v->uframes[i] : s->pc;
 
 		if (rec_frame_is_marker(addr) || !addr)
+			continue;
+		page = addr >> RES_SEEN_PAGE_SHIFT;
+		if (seen_file_page(r, p, s->time, page))
 			continue;
 		m = find_map(r, s->pid, s->time, addr);
 		if (!m || m->kind == MAP_ANON)
 			observe_jit(r, s->pid, addr);
 		if (!m)
 			break; /* one refresh per sample is enough */
+		/* find_map() may have re-read the maps: p's version is the one m is of */
+		if (m->kind != MAP_ANON && m->gen_time == p->cur_gen && s->time >= p->cur_gen)
+			*seen_slot(r, s->pid, page) = (struct res_seen){ .page = page,
+									 .gen = p->cur_gen,
+									 .pid = s->pid,
+									 .version = p->version };
 	}
 }
 

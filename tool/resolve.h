@@ -120,6 +120,23 @@ struct res_fast {
 	u32 fi; /* UINT32_MAX: empty */
 };
 
+/*
+ * While recording, res_observe() asks only whether a user address lies in
+ * a file mapping of its process.  Mappings cover whole pages, so the answer
+ * holds for the page: a direct-mapped cache of (pid, page) answered "yes"
+ * under the process's current generation and maps version spares the
+ * interval lookup for every frame but the first on a page.
+ */
+#define RES_SEEN_BITS 10
+#define RES_SEEN_PAGE_SHIFT 12 /* the smallest page: any mapping is aligned to it */
+
+struct res_seen {
+	u64 page; /* addr >> RES_SEEN_PAGE_SHIFT, 0: empty */
+	u64 gen; /* proc_maps.cur_gen it was found in */
+	u32 pid;
+	u32 version; /* proc_maps.version it was found under */
+};
+
 struct resolver {
 	struct maps *maps;
 	struct kallsyms ksyms;
@@ -145,6 +162,7 @@ struct resolver {
 	struct res_fast *fast;
 	u32 fast_bits;
 	u32 fast_version; /* maps.version the fast cache was filled under */
+	struct res_seen *seen; /* 1 << RES_SEEN_BITS entries, allocated by res_observe() */
 	struct u64map kcache;
 	struct u64map demangled; /* raw name id -> display name id */
 	u64 reasons[UR_MAX];
