@@ -40,6 +40,11 @@ void maps_free(struct maps *ms)
 	}
 	for (i = 0; i < ms->nr_dsos; i++)
 		dso_free(ms->dsos[i]);
+	for (i = 0; i < ms->nr_pending; i++) {
+		close(ms->pending[i].fd);
+		free(ms->pending[i].path);
+	}
+	free(ms->pending);
 	free(ms->all);
 	free(ms->procs);
 	free(ms->dsos);
@@ -59,18 +64,61 @@ static u32 classify(const char *path)
 	return MAP_FILE;
 }
 
-bool maps_parse_line(const char *line, struct map *m)
+/*
+ * One number of a maps line in @base, after optional blanks, ended by @stop
+ * (or by a blank, a newline or the end when @stop is ' ').  Hand-made: the
+ * reader parses the maps of every new process while it runs, and sscanf()
+ * took most of that time.
+ */
+static bool maps_field(const char **pp, unsigned int base, char stop, u64 *out)
 {
-	unsigned long long start, end, pgoff, ino;
-	unsigned int major, minor;
-	char perms[5];
-	const char *path;
-	size_t len;
-	int n = -1;
+	const char *p = *pp, *digits;
+	u64 v = 0;
+	unsigned int d;
 
-	if (sscanf(line, "%llx-%llx %4s %llx %x:%x %llu%n", &start, &end, perms, &pgoff, &major,
-		   &minor, &ino, &n) != 7 ||
-	    n < 0 || start >= end || strlen(perms) != 4)
+	while (*p == ' ' || *p == '\t')
+		p++;
+	for (digits = p;; p++) {
+		char c = *p | 0x20;
+
+		if (*p >= '0' && *p <= '9')
+			d = *p - '0';
+		else if (base == 16 && c >= 'a' && c <= 'f')
+			d = c - 'a' + 10;
+		else
+			break;
+		if (v > (UINT64_MAX - d) / base)
+			return false;
+		v = v * base + d;
+	}
+	if (p == digits)
+		return false;
+	if (*p == stop)
+		p++;
+	else if (stop != ' ' || (*p != '\t' && *p != '\n' && *p))
+		return false;
+	*pp = p;
+	*out = v;
+	return true;
+}
+
+/* The fields of a maps line; the path (@len bytes at *@path) is not copied. */
+static bool maps_parse_fields(const char *line, struct map *m, const char **path, size_t *len)
+{
+	u64 start, end, pgoff, major, minor, ino;
+	const char *p = line, *perms;
+
+	if (!maps_field(&p, 16, '-', &start) || !maps_field(&p, 16, ' ', &end))
+		return false;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	perms = p;
+	while (*p && *p != ' ' && *p != '\t' && *p != '\n')
+		p++;
+	if (p - perms != 4 || !maps_field(&p, 16, ' ', &pgoff) ||
+	    !maps_field(&p, 16, ':', &major) || !maps_field(&p, 16, ' ', &minor) ||
+	    !maps_field(&p, 10, ' ', &ino) || start >= end || major > UINT32_MAX ||
+	    minor > UINT32_MAX)
 		return false;
 	memset(m, 0, sizeof(*m));
 	m->start = start;
@@ -81,17 +129,32 @@ bool maps_parse_line(const char *line, struct map *m)
 	m->dev_minor = minor;
 	m->prot = (perms[0] == 'r' ? MAP_R : 0) | (perms[1] == 'w' ? MAP_W : 0) |
 		  (perms[2] == 'x' ? MAP_X : 0);
-	path = line + n;
-	while (*path == ' ' || *path == '\t')
-		path++;
-	len = strcspn(path, "\n");
-	if (len > strlen(DELETED_SUFFIX) &&
-	    !strncmp(path + len - strlen(DELETED_SUFFIX), DELETED_SUFFIX, strlen(DELETED_SUFFIX))) {
+	while (*p == ' ' || *p == '\t')
+		p++;
+	*len = strcspn(p, "\n");
+	if (*len > strlen(DELETED_SUFFIX) &&
+	    !strncmp(p + *len - strlen(DELETED_SUFFIX), DELETED_SUFFIX, strlen(DELETED_SUFFIX))) {
 		m->deleted = true;
-		len -= strlen(DELETED_SUFFIX);
+		*len -= strlen(DELETED_SUFFIX);
 	}
+	*path = p;
+	return true;
+}
+
+static void maps_set_path(struct map *m, const char *path, size_t len)
+{
 	m->path = xstrndup(path, len);
 	m->kind = classify(m->path);
+}
+
+bool maps_parse_line(const char *line, struct map *m)
+{
+	const char *path;
+	size_t len;
+
+	if (!maps_parse_fields(line, m, &path, &len))
+		return false;
+	maps_set_path(m, path, len);
 	return true;
 }
 
@@ -180,8 +243,57 @@ struct map *maps_add(struct maps *ms, const struct map *tmpl)
 	return m;
 }
 
+static u64 mtime_ns(const struct stat *st)
+{
+	return (u64)st->st_mtim.tv_sec * 1000000000ULL + st->st_mtim.tv_nsec;
+}
+
+/* An opened dso of the file @st describes, or NULL. */
+static struct dso *known_dso(const struct maps *ms, const struct stat *st)
+{
+	struct dso *d;
+	u32 i;
+
+	for (i = 0; i < ms->nr_dsos; i++) {
+		d = ms->dsos[i];
+		if (d->ino == st->st_ino && d->dev == st->st_dev && d->size == (u64)st->st_size &&
+		    d->mtime_ns == mtime_ns(st))
+			return d;
+	}
+	return NULL;
+}
+
 struct dso *maps_dso_from_fd(struct maps *ms, int fd, const char *path, const char **why)
 {
+	struct stat st;
+	struct dso *d;
+
+	if (fstat(fd, &st)) {
+		*why = strerror(errno);
+		close(fd);
+		return NULL;
+	}
+	d = known_dso(ms, &st);
+	if (d) {
+		close(fd);
+		return d;
+	}
+	d = dso_open_fd(fd, path, why);
+	if (d) {
+		VEC_GROW(ms->dsos, ms->nr_dsos, ms->alloc_dsos);
+		ms->dsos[ms->nr_dsos++] = d;
+	}
+	return d;
+}
+
+/*
+ * While recording: the dso of @fd if that file is parsed already, else
+ * the file joins (or is found in) the pending list and m->pending says
+ * where.  NULL and *@why on error.
+ */
+static struct dso *defer_dso(struct maps *ms, struct map *m, int fd, const char **why)
+{
+	struct maps_pending *e;
 	struct stat st;
 	struct dso *d;
 	u32 i;
@@ -191,20 +303,29 @@ struct dso *maps_dso_from_fd(struct maps *ms, int fd, const char *path, const ch
 		close(fd);
 		return NULL;
 	}
-	for (i = 0; i < ms->nr_dsos; i++) {
-		d = ms->dsos[i];
-		if (d->ino == st.st_ino && d->dev == st.st_dev && d->size == (u64)st.st_size &&
-		    d->mtime_ns == (u64)st.st_mtim.tv_sec * 1000000000ULL + st.st_mtim.tv_nsec) {
-			close(fd);
-			return d;
-		}
+	d = known_dso(ms, &st);
+	for (i = 0; !d && i < ms->nr_pending; i++) {
+		e = &ms->pending[i];
+		if (e->ino == st.st_ino && e->dev == st.st_dev && e->size == (u64)st.st_size &&
+		    e->mtime_ns == mtime_ns(&st))
+			break;
 	}
-	d = dso_open_fd(fd, path, why);
-	if (d) {
-		VEC_GROW(ms->dsos, ms->nr_dsos, ms->alloc_dsos);
-		ms->dsos[ms->nr_dsos++] = d;
+	if (d || i < ms->nr_pending) {
+		close(fd);
+		m->pending = d ? 0 : i + 1;
+		return d;
 	}
-	return d;
+	VEC_GROW(ms->pending, ms->nr_pending, ms->alloc_pending);
+	ms->pending[ms->nr_pending++] = (struct maps_pending){
+		.fd = fd,
+		.path = xstrdup(m->path),
+		.dev = st.st_dev,
+		.ino = st.st_ino,
+		.size = st.st_size,
+		.mtime_ns = mtime_ns(&st),
+	};
+	m->pending = ms->nr_pending;
+	return NULL;
 }
 
 static int open_mapped_file(struct maps *ms, const struct map *m)
@@ -298,27 +419,66 @@ out:
 	return d;
 }
 
-static void attach_dso(struct maps *ms, struct map *m)
+static void set_dso(struct map *m, struct dso *d, const char *why)
 {
-	const char *why = NULL;
-	int fd;
-
-	if (m->kind == MAP_VDSO && ms->live) {
-		m->dso = vdso_dso(ms, m, &why);
-	} else if (m->kind == MAP_FILE) {
-		fd = open_mapped_file(ms, m);
-		if (fd < 0)
-			why = err_str(-fd);
-		else
-			m->dso = maps_dso_from_fd(ms, fd, m->path, &why);
-	}
-	if (m->dso) {
-		m->build_id_len = m->dso->build_id_len;
-		memcpy(m->build_id, m->dso->build_id, m->build_id_len);
+	m->dso = d;
+	if (d) {
+		m->build_id_len = d->build_id_len;
+		memcpy(m->build_id, d->build_id, m->build_id_len);
 	} else if (why) {
 		m->open_err = why;
 		pr_debug("pid %u: %s: %s", m->pid, m->path, why);
 	}
+}
+
+static void attach_dso(struct maps *ms, struct map *m)
+{
+	struct dso *d = NULL;
+	const char *why = NULL;
+	int fd;
+
+	if (m->kind == MAP_VDSO && ms->live) {
+		d = vdso_dso(ms, m, &why);
+	} else if (m->kind == MAP_FILE) {
+		fd = open_mapped_file(ms, m);
+		if (fd < 0)
+			why = err_str(-fd);
+		else if (ms->defer_parse)
+			d = defer_dso(ms, m, fd, &why);
+		else
+			d = maps_dso_from_fd(ms, fd, m->path, &why);
+	}
+	if (!m->pending)
+		set_dso(m, d, why);
+}
+
+void maps_parse_pending(struct maps *ms)
+{
+	struct dso **d = xcalloc(ms->nr_pending + 1, sizeof(*d));
+	const char **why = xcalloc(ms->nr_pending + 1, sizeof(*why));
+	struct maps_pending *e;
+	u32 i;
+
+	for (i = 0; i < ms->nr_pending; i++) {
+		e = &ms->pending[i];
+		d[i] = maps_dso_from_fd(ms, e->fd, e->path, &why[i]);
+		free(e->path);
+	}
+	for (i = 0; i < ms->nr_all; i++) {
+		struct map *m = ms->all[i];
+
+		if (m->pending) {
+			set_dso(m, d[m->pending - 1], why[m->pending - 1]);
+			m->pending = 0;
+		}
+	}
+	free(d);
+	free(why);
+	free(ms->pending);
+	ms->pending = NULL;
+	ms->nr_pending = 0;
+	ms->alloc_pending = 0;
+	ms->defer_parse = false;
 }
 
 static bool known_in_gen(struct maps *ms, struct proc_maps *p, const struct map *m)
@@ -338,7 +498,9 @@ int maps_read(struct maps *ms, u32 pid, u64 gen_time, const char *text)
 {
 	struct proc_maps *p = maps_proc(ms, pid, true);
 	char *buf = NULL, *line, *next;
+	const char *mpath;
 	char path[64];
+	size_t len;
 	int ret;
 
 	p->last_refresh = now_ns();
@@ -358,12 +520,13 @@ int maps_read(struct maps *ms, u32 pid, u64 gen_time, const char *text)
 		next = strchr(line, '\n');
 		if (next)
 			next++;
-		if (!maps_parse_line(line, &m))
+		/* only code can hold a sampled pc or a return address */
+		if (!maps_parse_fields(line, &m, &mpath, &len) || !(m.prot & MAP_X))
 			continue;
+		maps_set_path(&m, mpath, len);
 		m.pid = pid;
 		m.gen_time = gen_time;
-		/* only code can hold a sampled pc or a return address */
-		if (!(m.prot & MAP_X) || known_in_gen(ms, p, &m)) {
+		if (known_in_gen(ms, p, &m)) {
 			free(m.path);
 			continue;
 		}

@@ -7,7 +7,10 @@
  * when a sample hits an address no mapping covers.  Each mapped file is
  * opened at once through /proc/PID/map_files/START-END (falling back to
  * /proc/PID/root/PATH, then PATH) and kept open, so a binary that is
- * deleted, replaced or exits early still resolves.
+ * deleted, replaced or exits early still resolves.  While recording
+ * (maps.defer_parse) a new file is only opened and told from the others
+ * by fstat(); its ELF headers are read by maps_parse_pending() once the
+ * recording ends, not while the workload runs.
  */
 #ifndef CYCREAD_MAPS_H
 #define CYCREAD_MAPS_H
@@ -44,6 +47,17 @@ struct map {
 	const char *open_err; /* why dso is NULL */
 	u8 build_id[DSO_BUILD_ID_MAX];
 	u32 build_id_len;
+	u32 pending; /* 1 + index in maps.pending while its file waits to be parsed */
+};
+
+/* A file opened while recording, parsed when the recording ends. */
+struct maps_pending {
+	int fd;
+	char *path;
+	u64 dev;
+	u64 ino;
+	u64 size;
+	u64 mtime_ns;
 };
 
 /* A process's view of one mapping, for its interval index. */
@@ -85,6 +99,10 @@ struct maps {
 	u32 real_found; /* capture files: real files found for stored ones */
 	u32 real_taken; /* ... and used instead of them */
 	bool live; /* may read /proc */
+	bool defer_parse; /* see maps_parse_pending() */
+	struct maps_pending *pending;
+	u32 nr_pending;
+	u32 alloc_pending;
 	const char *proc_root; /* "/proc" unless tests say otherwise */
 };
 
@@ -115,6 +133,12 @@ struct proc_maps *maps_proc(struct maps *ms, u32 pid, bool create);
  * by the caller.
  */
 struct map *maps_add(struct maps *ms, const struct map *tmpl);
+
+/*
+ * Parse the files opened while ms->defer_parse was set, give their
+ * mappings their dso (or open_err), and clear defer_parse.
+ */
+void maps_parse_pending(struct maps *ms);
 
 /* Find or open the dso for @path (opened as @fd, taken); shares identical files. */
 struct dso *maps_dso_from_fd(struct maps *ms, int fd, const char *path, const char **why);

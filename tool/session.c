@@ -246,10 +246,18 @@ struct drain_ctx {
 	u32 nr_reread, alloc_reread;
 };
 
+/* An EXEC of a process we already follow starts its schedule again. */
 static void reread_add(struct drain_ctx *c, u32 pid)
 {
-	VEC_GROW(c->reread, c->nr_reread, c->alloc_reread);
-	c->reread[c->nr_reread++] = (struct reread){ .pid = pid, .since = now_ns() };
+	u32 i;
+
+	for (i = 0; i < c->nr_reread && c->reread[i].pid != pid; i++)
+		;
+	if (i == c->nr_reread) {
+		VEC_GROW(c->reread, c->nr_reread, c->alloc_reread);
+		c->nr_reread++;
+	}
+	c->reread[i] = (struct reread){ .pid = pid, .since = now_ns() };
 }
 
 /* Read the maps that are due again; the time of the next one (UINT64_MAX: none). */
@@ -264,7 +272,9 @@ static u64 reread_due(struct drain_ctx *c)
 
 		if (now - e->since >= reread_after_ns[e->step]) {
 			pm = maps_proc(c->ms, e->pid, false);
-			if (pm && !pm->read_failed)
+			/* not again if a lookup of this drain has just read them */
+			if (pm && !pm->read_failed &&
+			    pm->last_refresh < e->since + reread_after_ns[e->step])
 				maps_read(c->ms, e->pid, pm->cur_gen, NULL);
 			e->step++;
 		}
@@ -598,6 +608,8 @@ int session_record(const struct record_opts *o, struct profile *p, struct maps *
 	}
 	if (open_device(&d, o->device))
 		goto out_child;
+	/* the files' ELF headers are read after the run (maps.h) */
+	ms->defer_parse = ms->live;
 	build_config(o, target, &cfg);
 	ret = dev_configure(&d, &cfg);
 	if (ret == -EINVAL && (cfg.flags & CYCSAMPLE_CFG_ENABLE_ON_EXEC)) {
@@ -662,6 +674,7 @@ int session_record(const struct record_opts *o, struct profile *p, struct maps *
 	if (ret && ret != -EINVAL)
 		pr_warn("%s: stop: %s", o->device, strerror(-ret));
 	dev_drain(&d, on_record, &dc);
+	maps_parse_pending(ms);
 	if (!dev_info(&d))
 		copy_info(&p->meta, &d.info);
 	if (d.corrupt)
@@ -694,6 +707,7 @@ out_close:
 	dev_close(&d);
 	free(dc.reread);
 out_child:
+	maps_parse_pending(ms);
 	if (c.pid) {
 		kill(c.pid, SIGKILL);
 		abandon(&c);
