@@ -17,6 +17,7 @@
 #   LOSS_FREQS ("10000 20000"), LOSS_SECS (1): mt for LOSS_SECS guest seconds
 #   DEPTHS ("1 16 64 200"), DEPTH_FREQ (4000)
 #   AGREE_PERIOD (c2000000: -c 2000000 for the fixed-period agreement run)
+#   SETTLE (1): settle the kernel's handler-time average before each run
 #
 # Output: one "@r key=value..." line per run, and "@file NAME" ... "@end"
 # around the reports the host compares.  The host parses nothing else.
@@ -126,13 +127,33 @@ pin_of()
 # An idle guest costs nothing under -icount sleep=off.
 limits_for()
 {
-	sleep 1
 	# the kernel refuses a new rate while perf_cpu_time_max_percent is 0
 	# (throttling off): the default percentage first, then the rate
 	echo "$PCT_DEFAULT" >$PCT
 	echo 100000 >$RATE
+	settle
+	sleep 1
+	echo 100000 >$RATE
 	[ "$1" = mt ] && echo 0 >$PCT
 	return 0
+}
+
+# The kernel judges a PMU interrupt by a per-CPU running sum of the last
+# 128 or so handler times (perf_sample_event_took()), and lowers the rate
+# when its average passes the allowed share.  That sum outlives a run and
+# is not reset with the rate: a run that follows perf -g on deep16 started
+# with perf's average (about 3.8 us) and had the rate lowered at its first
+# sample, whatever its own handler cost.  So before every run the same
+# cheap sampling (perf without callchains, about 600 samples on each CPU)
+# brings both CPUs' sums to the same low level.  SETTLE=0: no settling.
+settle()
+{
+	[ "${SETTLE:-1}" = 1 ] || return 0
+	for c in 0 1; do
+		taskset -c "$c" "$PERF_DIR/perf" --no-pager record -q -F 20000 \
+			-o $T/settle.data -- ./benchwork deep 1 700 >/dev/null 2>&1
+	done
+	rm -f $T/settle.data
 }
 
 # emit PHASE TOOL WORKLOAD FREQ REP KEY=VALUE...
