@@ -135,6 +135,66 @@ static inline const struct task_struct *cycs_event_task(struct perf_event *event
 }
 
 /*
+ * The perf contexts of a task, read under rcu_read_lock() by forks.c's
+ * probe: one per context type (hardware, software) up to 6.1, a single one
+ * from 6.2 ("perf: Rewrite core context handling").  A context's event list
+ * is an RCU list (list_add_rcu()/list_del_rcu() of event_entry), and events
+ * and contexts are freed after a grace period, from 5.10 to 7.3.
+ */
+#ifdef CYCS_HAVE_PERF_TASK_CONTEXTS
+#define CYCS_NR_TASK_CONTEXTS perf_nr_task_contexts
+static inline struct perf_event_context *cycs_task_context(struct task_struct *task, unsigned int n)
+{
+	return READ_ONCE(task->perf_event_ctxp[n]);
+}
+#else
+#define CYCS_NR_TASK_CONTEXTS 1
+static inline struct perf_event_context *cycs_task_context(struct task_struct *task, unsigned int n)
+{
+	return READ_ONCE(task->perf_event_ctxp);
+}
+#endif
+
+#define cycs_for_each_context_event(event, ctx) \
+	list_for_each_entry_rcu(event, &(ctx)->event_list, event_entry)
+
+/*
+ * Does @task count with @top, or with a copy perf inherited from it (a
+ * copy's parent is always the top-level event)?  rcu_read_lock() held.
+ */
+static inline bool cycs_task_counts_with(struct task_struct *task, const struct perf_event *top)
+{
+	struct perf_event_context *ctx;
+	struct perf_event *event;
+	unsigned int n;
+
+	for (n = 0; n < CYCS_NR_TASK_CONTEXTS; n++) {
+		ctx = cycs_task_context(task, n);
+		if (!ctx)
+			continue;
+		cycs_for_each_context_event(event, ctx) {
+			if (event == top || event->parent == top)
+				return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * A reference on a file whose count may already have dropped to zero (its
+ * release then runs, or is about to): none is taken then.  The count became
+ * a file_ref_t in 6.13.
+ */
+static inline bool cycs_get_file_unless_released(struct file *file)
+{
+#ifdef CYCS_HAVE_FILE_REF
+	return file_ref_get(&file->f_ref);
+#else
+	return atomic_long_inc_not_zero(&file->f_count);
+#endif
+}
+
+/*
  * The task is inside execve(): its user registers are still the old
  * program's while its address space may already be the new one's.  The
  * in_execve bit of task_struct, the same from 5.10 to 7.3.

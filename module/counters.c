@@ -21,15 +21,12 @@
 #include <linux/hash.h>
 #include <linux/log2.h>
 #include <linux/slab.h>
-#include <linux/jiffies.h>
 
 #include "cycsample.h"
 #include "compat.h"
 
 /* Give up when threads keep appearing faster than we can attach. */
 #define CYCS_MAX_SCAN_ROUNDS 64
-/* Waits for clones in flight at the end of START, see cycs_attach_process(). */
-#define CYCS_SETTLE_WAITS 9
 
 /* ---- which task has which slot ----------------------------------------- */
 
@@ -275,78 +272,62 @@ static int cycs_scan_process(struct cycs_session *s, struct task_struct *leader,
 }
 
 /*
- * Is a clone of the process on its way into the thread list?  perf copies
- * the parent's counters (or finds none to copy) early in copy_process(),
- * but the new thread joins the list, where a scan finds it, only at the
- * end: a thread that cloned just before we attached it can bring in a
- * thread without counters after our last scan.  No interface shows such a
- * clone, but from copy_sighand() on it holds a reference on the sighand
- * that the threads share, and signal->nr_threads counts only the threads
- * in the list, so a difference is a clone in flight (or a thread being
- * released).  Both are read under the siglock: copy_process() counts a
- * thread and lists it in one section under that lock, so after it a
- * thread that is counted is also in the list our next scan walks.  The
- * steps after perf's copy and before copy_sighand() stay unseen (copying
- * the files and fs: allocations that may sleep); no module can see them.
- */
-static bool cycs_clones_in_flight(struct task_struct *leader)
-{
-	struct sighand_struct *sighand;
-	unsigned long flags;
-	bool busy = false;
-
-	rcu_read_lock();
-	sighand = rcu_dereference(leader->sighand);
-	if (sighand) {
-		spin_lock_irqsave(&sighand->siglock, flags);
-		/* an exec may have given the process a new one meanwhile */
-		if (sighand == rcu_access_pointer(leader->sighand))
-			busy = refcount_read(&sighand->count) > leader->signal->nr_threads;
-		spin_unlock_irqrestore(&sighand->siglock, flags);
-	}
-	rcu_read_unlock();
-	return busy;
-}
-
-/*
  * Attach to every thread of the process.  A thread cloned while we attach
  * either inherits the counters of the thread that cloned it (if that one
  * already had them) or shows up in a later scan; scan until a round
  * attaches nothing, so no thread is missed and none gets two counters in a
- * slot.  The last scan must also come after every clone that was in flight
- * before it has joined the list: a scan that starts with no clone in
- * flight may end the loop.  While clones keep coming (a process that
- * creates threads all the time), wait and scan again, CYCS_SETTLE_WAITS
- * times at most (1, 2, 4 ... 256 ms: half a second in all), then go on;
- * a fatal signal ends the wait at once.
- * A clone preempted inside clone() stays in flight as long as it waits for
- * a CPU: more than 31 ms happened in the loaded QEMU bench.
+ * slot.  A clone still in flight when the last scan looks is the probe's
+ * (forks.c, armed before the first scan): its thread either inherited all
+ * of our counters or attaches itself before it first runs user code.
  */
 static int cycs_attach_process(struct cycs_session *s, struct task_struct *leader)
 {
-	unsigned int round, waits = 0;
-	bool attached, more, quiet;
+	bool attached, more;
+	unsigned int round;
 	int err;
 
 	for (round = 0; round < CYCS_MAX_SCAN_ROUNDS; round++) {
-		quiet = !cycs_clones_in_flight(leader);
 		attached = false;
 		err = cycs_scan_process(s, leader, &attached, &more);
 		if (err)
 			return err;
 		if (attached || more)
 			continue;
-		if (list_empty(&s->task_events))
-			return -ESRCH;
-		if (quiet || waits == CYCS_SETTLE_WAITS)
-			return 0;
-		/* s->lock is held: a reader killed meanwhile must not wait it out */
-		schedule_timeout_killable(msecs_to_jiffies(1U << waits));
-		if (fatal_signal_pending(current))
-			return 0;
-		waits++;
+		return list_empty(&s->task_events) ? -ESRCH : 0;
 	}
 	return -EAGAIN;
+}
+
+/**
+ * cycs_counters_attach_clone - give the current thread the counters it lacks
+ * @s: a process session armed by START run @run (forks.c)
+ * @run: s->fork_run when the probe queued us
+ *
+ * Called by a thread that forks.c found without copies of our counters, on
+ * its way to user space for the first time; takes s->lock, so it waits for
+ * a START in progress, and does nothing for a session stopped or started
+ * again since.  What START's scans gave the thread meanwhile is kept.
+ */
+void cycs_counters_attach_clone(struct cycs_session *s, u64 run)
+{
+	struct cycs_cover cover = {};
+	bool attached = false;
+	int err;
+
+	if (mutex_lock_killable(&s->lock))
+		return;
+	if (!READ_ONCE(s->active) || s->fork_run != run)
+		goto out_unlock;
+	err = cycs_cover_build(s, &cover);
+	if (!err)
+		err = cycs_attach_task(s, current, &cover, &attached);
+	cycs_cover_free(&cover);
+	/* -ESRCH: it is exiting, and will not run */
+	if (err && err != -ESRCH)
+		pr_warn_ratelimited("pid %d: thread %d cloned during START goes unsampled (%d)\n",
+				    s->target_tgid, task_pid_nr(current), err);
+out_unlock:
+	mutex_unlock(&s->lock);
 }
 
 static int cycs_start_tasks(struct cycs_session *s)
@@ -355,8 +336,10 @@ static int cycs_start_tasks(struct cycs_session *s)
 	bool attached = false;
 	int err;
 
-	if (s->cfg.target_type == CYCSAMPLE_TARGET_PID)
-		return cycs_attach_process(s, task);
+	if (s->cfg.target_type == CYCSAMPLE_TARGET_PID) {
+		err = cycs_forks_arm(s);
+		return err ?: cycs_attach_process(s, task);
+	}
 	err = cycs_attach_task(s, task, NULL, &attached);
 	if (!err && !attached)
 		err = -ESRCH;
@@ -520,6 +503,8 @@ int cycs_counters_start(struct cycs_session *s)
 void cycs_counters_stop(struct cycs_session *s)
 {
 	WRITE_ONCE(s->active, false);
+	/* no clone is attached to counters on their way out */
+	cycs_forks_disarm(s);
 	cycs_stop_tasks(s);
 	cycs_stop_cpus(s);
 }

@@ -12,6 +12,7 @@
  * pmus.c      the core PMUs of a session: which one covers each CPU, with
  *             which event, and the software clock where one cannot sample
  * counters.c  perf kernel counters: per task (the attach loop) or per CPU
+ * forks.c     clones that START's scans cannot see: attached as they start
  * ring.c      ring memory, the mapping, the producer side, wakeups
  * sampler.c   the overflow handler and the records it writes
  * callchain*.c kernel and user callchains, register capture per architecture
@@ -265,6 +266,12 @@ struct cycs_pmu {
  * @wake_work:	wakes @wq from the handler's context
  * @wq:		poll() waiters
  * @exit_work:	notices the target's exit
+ * @file:	the open file (no reference: it owns us), which forks.c
+ *		references while a clone's attach is queued
+ * @fork_node:	in forks.c's list of armed sessions while @fork_armed
+ * @fork_armed:	clones are watched (from START until the counters go)
+ * @fork_run:	counts the STARTs that armed it, so that an attach queued
+ *		by one run is not done by the next
  */
 struct cycs_session {
 	struct mutex lock; /* see above: ioctls, poll, exit work */
@@ -300,6 +307,11 @@ struct cycs_session {
 	struct irq_work wake_work;
 	wait_queue_head_t wq;
 	struct delayed_work exit_work;
+
+	struct file *file;
+	struct list_head fork_node;
+	bool fork_armed;
+	u64 fork_run;
 };
 
 struct cycs_session *cycs_session_create(struct file *file, bool privileged, bool counted);
@@ -336,6 +348,12 @@ void cycs_counters_free(struct cycs_session *s);
 bool cycs_counters_ended(struct cycs_session *s);
 int cycs_cpu_online(unsigned int cpu, struct hlist_node *node);
 int cycs_cpu_offline(unsigned int cpu, struct hlist_node *node);
+void cycs_counters_attach_clone(struct cycs_session *s, u64 run);
+
+/* ---- forks.c ----------------------------------------------------------- */
+
+int cycs_forks_arm(struct cycs_session *s);
+void cycs_forks_disarm(struct cycs_session *s);
 
 /* ---- sampler.c --------------------------------------------------------- */
 

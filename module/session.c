@@ -68,6 +68,7 @@ struct cycs_session *cycs_session_create(struct file *file, bool privileged, boo
 	s->privileged = privileged;
 	s->counted = counted;
 	s->cred = get_cred(file->f_cred);
+	s->file = file;
 	INIT_LIST_HEAD(&s->task_events);
 	INIT_HLIST_NODE(&s->cpuhp_node);
 	init_irq_work(&s->wake_work, cycs_wake_irq_work);
