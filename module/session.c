@@ -455,7 +455,8 @@ void cycs_session_info(struct cycs_session *s, struct cycsample_info *info)
 	info->clock = CYCSAMPLE_CLOCK_MONOTONIC;
 	cycs_pmus_info(s, info);
 	info->sample_period = s->cfg.sample_period;
-	info->clock_period_ns = s->clock_period_ns;
+	/* a CPU session's hotplug callback may set it meanwhile (WRITE_ONCE) */
+	info->clock_period_ns = READ_ONCE(s->clock_period_ns);
 	info->config_flags = s->cfg.flags;
 	info->target_type = s->cfg.target_type;
 	info->target = s->cfg.target;
