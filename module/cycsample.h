@@ -272,6 +272,8 @@ struct cycs_pmu {
  * @fork_armed:	clones are watched (from START until the counters go)
  * @fork_run:	counts the STARTs that armed it, so that an attach queued
  *		by one run is not done by the next
+ * @rcu:	frees us a grace period late: forks.c's probe may still hold
+ *		our address from one of our counters (see cycs_session_destroy())
  */
 struct cycs_session {
 	struct mutex lock; /* see above: ioctls, poll, exit work */
@@ -312,6 +314,7 @@ struct cycs_session {
 	struct list_head fork_node;
 	bool fork_armed;
 	u64 fork_run;
+	struct rcu_head rcu;
 };
 
 struct cycs_session *cycs_session_create(struct file *file, bool privileged, bool counted);

@@ -83,6 +83,8 @@ static void cycs_fork_queue(struct cycs_session *s, struct task_struct *child)
 {
 	struct cycs_fork_attach *fa;
 
+	const char *why = "no memory";
+
 	fa = kmalloc(sizeof(*fa), GFP_NOWAIT | __GFP_NOWARN);
 	if (!fa)
 		goto out_missed;
@@ -98,13 +100,14 @@ static void cycs_fork_queue(struct cycs_session *s, struct task_struct *child)
 	if (task_work_add(child, &fa->work, TWA_RESUME)) {
 		fput(s->file);
 		kfree(fa);
+		why = "it is exiting";
 		goto out_missed;
 	}
 	return;
 
 out_missed:
-	pr_warn_ratelimited("pid %d: thread %d cloned during START goes unsampled (no memory)\n",
-			    s->target_tgid, task_pid_nr(child));
+	pr_warn_ratelimited("pid %d: thread %d cloned during START goes unsampled (%s)\n",
+			    s->target_tgid, task_pid_nr(child), why);
 }
 
 /*
@@ -112,7 +115,9 @@ out_missed:
  * run yet.  For each of our inherited counters @parent counts with, the
  * child should have a copy; one without got its copies from @parent before
  * START attached @parent.  TID sessions do not inherit (attr.inherit is 0)
- * and CPU sessions count CPUs: both are left alone.
+ * and CPU sessions count CPUs: both are left alone.  So is a kernel thread
+ * (a PID session on kthreadd, say): it never returns to user space, so a
+ * task work would wait for its exit, holding the session's file until then.
  */
 static void cycs_fork_probe(void *data, struct task_struct *parent, struct task_struct *child)
 {
@@ -121,6 +126,8 @@ static void cycs_fork_probe(void *data, struct task_struct *parent, struct task_
 	struct perf_event *event, *top;
 	unsigned int n;
 
+	if (child->flags & CYCS_PF_NO_USER)
+		return;
 	rcu_read_lock();
 	for (n = 0; n < CYCS_NR_TASK_CONTEXTS; n++) {
 		ctx = cycs_task_context(parent, n);

@@ -127,7 +127,14 @@ void cycs_session_destroy(struct cycs_session *s)
 	if (s->counted)
 		cycs_limit_release(s->cred->uid);
 	put_cred(s->cred);
-	kfree(s);
+	/*
+	 * The fork probe may have read our address from one of our counters
+	 * before STOP disarmed us and still be in its RCU section: a session
+	 * allocated at the same address and armed meanwhile would pass for us
+	 * there and be queued on our target's clone.  So the address is not
+	 * reused until that section ends.
+	 */
+	kfree_rcu(s, rcu);
 }
 
 /* ---- targets and permissions ------------------------------------------- */
