@@ -291,6 +291,14 @@ struct dso *maps_dso_from_fd(struct maps *ms, int fd, const char *path, const ch
  * the file joins (or is found in) the pending list and m->pending says
  * where.  NULL and *@why on error.
  */
+/*
+ * A pending file keeps its descriptor open until the run ends: past this
+ * many (a system-wide run on a busy machine), files are parsed at once and
+ * closed, as in a report, so the reader never runs out of descriptors for
+ * /proc reads and further files (a soft limit of 1024 is common).
+ */
+#define MAPS_MAX_PENDING 256
+
 static struct dso *defer_dso(struct maps *ms, struct map *m, int fd, const char **why)
 {
 	struct maps_pending *e;
@@ -443,7 +451,7 @@ static void attach_dso(struct maps *ms, struct map *m)
 		fd = open_mapped_file(ms, m);
 		if (fd < 0)
 			why = err_str(-fd);
-		else if (ms->defer_parse)
+		else if (ms->defer_parse && ms->nr_pending < MAPS_MAX_PENDING)
 			d = defer_dso(ms, m, fd, &why);
 		else
 			d = maps_dso_from_fd(ms, fd, m->path, &why);
