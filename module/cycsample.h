@@ -110,6 +110,7 @@ struct cycs_ring {
 	u64 wake_head; /* head at the last wakeup */
 	u64 urgent_head; /* head after the last record that wakes at once */
 	u64 lost_pending; /* dropped since the last LOST record */
+	u64 reserved_used; /* unread bytes at cycs_ring_reserve() */
 	u64 lost;
 	u64 samples;
 	unsigned int cpu;
@@ -150,6 +151,10 @@ void cycs_rings_put_map(struct cycs_rings *rings);
 int cycs_rings_mmap(struct cycs_rings *rings, struct vm_area_struct *vma);
 enum cycs_put_result cycs_ring_put(struct cycs_rings *rings, struct cycs_ring *r, const void *rec,
 				   u32 len, u64 now);
+void *cycs_ring_reserve(struct cycs_rings *rings, struct cycs_ring *r, u32 min, u32 max,
+			bool *full);
+enum cycs_put_result cycs_ring_commit(struct cycs_rings *rings, struct cycs_ring *r, u32 len);
+void cycs_ring_lose(struct cycs_ring *r);
 void cycs_ring_flush_lost(struct cycs_rings *rings, struct cycs_ring *r, u64 now);
 u64 cycs_ring_unread(struct cycs_rings *rings, struct cycs_ring *r);
 void cycs_ring_mark_urgent(struct cycs_ring *r);

@@ -326,6 +326,37 @@ static void cycs_ring_write_lost(struct cycs_ring *r, struct cycs_rings *rings, 
 }
 
 /**
+ * cycs_ring_lose - count a record that did not fit
+ * @r: the ring; the caller is its only producer right now
+ *
+ * The LOST record that reports it goes in front of the next record that fits.
+ */
+void cycs_ring_lose(struct cycs_ring *r)
+{
+	r->lost_pending++;
+	r->lost++;
+	WRITE_ONCE(r->hdr->lost, r->lost);
+}
+
+/*
+ * A wakeup when the unread bytes reach wakeup_bytes, and one more per
+ * wakeup_bytes written while that much stays unread: a reader that drained
+ * before the last wakeup and went back to sleep with less than wakeup_bytes
+ * unread still hears of the ring filling up.  @used: unread bytes before
+ * the @need bytes just written.
+ */
+static enum cycs_put_result cycs_ring_wake(struct cycs_rings *rings, struct cycs_ring *r, u64 used,
+					   u64 need)
+{
+	if (used + need >= rings->wakeup_bytes &&
+	    (used < rings->wakeup_bytes || r->head - r->wake_head >= rings->wakeup_bytes)) {
+		r->wake_head = r->head;
+		return CYCS_PUT_WAKE;
+	}
+	return CYCS_PUT_OK;
+}
+
+/**
  * cycs_ring_put - append one record to a CPU's ring
  * @rings: the session's rings
  * @r: the ring; the caller is its only producer right now
@@ -344,9 +375,7 @@ enum cycs_put_result cycs_ring_put(struct cycs_rings *rings, struct cycs_ring *r
 	u64 used = cycs_ring_used(rings, r);
 
 	if (used == U64_MAX || rings->data_size - used < need) {
-		r->lost_pending++;
-		r->lost++;
-		WRITE_ONCE(r->hdr->lost, r->lost);
+		cycs_ring_lose(r);
 		return CYCS_PUT_LOST;
 	}
 
@@ -356,19 +385,57 @@ enum cycs_put_result cycs_ring_put(struct cycs_rings *rings, struct cycs_ring *r
 	if (((const struct cycsample_record_header *)rec)->type == CYCSAMPLE_REC_SAMPLE)
 		r->samples++;
 	cycs_ring_publish(r);
+	return cycs_ring_wake(rings, r, used, need);
+}
 
-	/*
-	 * A wakeup when the unread bytes reach wakeup_bytes, and one more per
-	 * wakeup_bytes written while that much stays unread: a reader that
-	 * drained before the last wakeup and went back to sleep with less
-	 * than wakeup_bytes unread still hears of the ring filling up.
-	 */
-	if (used + need >= rings->wakeup_bytes &&
-	    (used < rings->wakeup_bytes || r->head - r->wake_head >= rings->wakeup_bytes)) {
-		r->wake_head = r->head;
-		return CYCS_PUT_WAKE;
-	}
-	return CYCS_PUT_OK;
+/**
+ * cycs_ring_reserve - room for a sample written in place
+ * @rings: the session's rings
+ * @r: the ring; the caller is its only producer until cycs_ring_commit()
+ * @min: the fewest bytes the sample can take
+ * @max: the most
+ * @full: set when not even @min bytes (and a pending LOST record) fit
+ *
+ * The sample then goes straight into the ring instead of a scratch buffer
+ * and a copy.  Not when a LOST record has to go first, nor when the sample
+ * could cross the end of the data area: then the caller builds it aside and
+ * calls cycs_ring_put(), which copies it in two parts.  The reader may see
+ * the bytes being written, but not as data before the head covers them.
+ * The load-acquire of data_tail in cycs_ring_used() orders the writes into
+ * the reserved bytes after the reader's last read of them (its
+ * store-release of data_tail); cycs_ring_commit()'s store-release of
+ * data_head orders them before the reader's load-acquire of the head.
+ *
+ * Return: where the sample goes, or NULL (with *@full set when the ring has
+ * no room for any sample: the caller counts it with cycs_ring_lose() and
+ * builds nothing).
+ */
+void *cycs_ring_reserve(struct cycs_rings *rings, struct cycs_ring *r, u32 min, u32 max, bool *full)
+{
+	u64 off = r->head & (rings->data_size - 1);
+	u64 used = cycs_ring_used(rings, r);
+	u64 room = used == U64_MAX ? 0 : rings->data_size - used;
+
+	*full = room < min + (r->lost_pending ? sizeof(struct cycsample_lost) : 0);
+	if (r->lost_pending || room < max || rings->data_size - off < max)
+		return NULL;
+	r->reserved_used = used;
+	return r->data + off;
+}
+
+/**
+ * cycs_ring_commit - publish the sample cycs_ring_reserve() gave room for
+ * @rings: the session's rings
+ * @r: the ring
+ * @len: the sample's size, at most the reserved maximum
+ */
+enum cycs_put_result cycs_ring_commit(struct cycs_rings *rings, struct cycs_ring *r, u32 len)
+{
+	/* poll() reads the private head from another CPU */
+	WRITE_ONCE(r->head, r->head + len);
+	r->samples++;
+	cycs_ring_publish(r);
+	return cycs_ring_wake(rings, r, r->reserved_used, len);
 }
 
 /* Write a pending LOST record if it fits; for the end of a run. */

@@ -5,8 +5,9 @@
  * The handler runs in hard interrupt context (arm64 with a normal PMU
  * interrupt, and the software clock's hrtimer) or in NMI (x86, arm64 with
  * pseudo-NMI).  So: no locks, no allocation, no printk, bounded loops.  A
- * record is built in a per-CPU scratch buffer, every byte written, then
- * copied into the ring of the CPU it runs on.
+ * sample is built in place in the ring of the CPU it runs on, every byte
+ * written; only one that could cross the ring's end, or that must follow a
+ * LOST record, is built in a per-CPU scratch buffer and copied.
  *
  * Records carry CLOCK_MONOTONIC nanoseconds from ktime_get_mono_fast_ns(),
  * the NMI-safe reader of that clock (perf's own -k CLOCK_MONOTONIC), so a
@@ -204,18 +205,42 @@ static bool cycs_check_exec(struct cycs_session *s, struct cycs_ring *r, u64 now
 
 /* ---- samples ----------------------------------------------------------- */
 
-/* Build the sample record in @smp; returns its size in bytes. */
-static u32 cycs_build_sample(struct cycs_session *s, struct cycs_scratch *sc,
-			     struct perf_event *event, struct perf_sample_data *data,
-			     struct pt_regs *regs, bool user, bool clock, unsigned int pmu, u64 now)
+/*
+ * The most bytes a sample of @s can take: the fixed part, both chains at
+ * max_stack and the user registers (at most 40 on every architecture, as
+ * CYCSAMPLE_MAX_RECORD_SIZE allows).
+ */
+static u32 cycs_sample_max(struct cycs_session *s, bool user)
 {
-	struct cycsample_sample *smp = &sc->rec.sample;
+	u32 flags = s->cfg.flags, n = 0;
+
+	if (!user && s->kaddr_ok && (flags & CYCSAMPLE_CFG_KERNEL_CHAIN))
+		n += s->cfg.max_stack;
+	if (flags & CYCSAMPLE_CFG_USER_CHAIN)
+		n += s->cfg.max_stack;
+	if (flags & CYCSAMPLE_CFG_REGS_USER)
+		n += 40;
+	return sizeof(struct cycsample_sample) + n * sizeof(u64);
+}
+
+/*
+ * Build the sample record in @smp, in the ring or in the scratch buffer;
+ * returns its size in bytes.  Every byte of the fixed part is written, so
+ * the old bytes of the ring never show through (no memset first: the
+ * record is built in place).
+ */
+static u32 cycs_build_sample(struct cycs_session *s, struct cycs_scratch *sc,
+			     struct cycsample_sample *smp, struct perf_event *event,
+			     struct perf_sample_data *data, struct pt_regs *regs, bool user,
+			     bool clock, unsigned int pmu, u64 now)
+{
 	unsigned int max = s->cfg.max_stack;
 	u32 flags = user ? CYCSAMPLE_SAMPLE_USER : CYCSAMPLE_SAMPLE_KERNEL;
 	unsigned int nk = 0, nu = 0, nr = 0;
 	struct pt_regs *uregs = NULL;
 
-	memset(smp, 0, sizeof(*smp));
+	/* the fields below are the whole fixed part, with no padding between */
+	BUILD_BUG_ON(sizeof(*smp) != 88);
 	smp->hdr.type = CYCSAMPLE_REC_SAMPLE;
 	smp->time = now;
 	smp->pid = task_tgid_nr(current);
@@ -224,6 +249,7 @@ static u32 cycs_build_sample(struct cycs_session *s, struct cycs_scratch *sc,
 	smp->period = data->period;
 	smp->arch = cycs_arch;
 	smp->pmu = pmu;
+	smp->reserved2 = 0;
 
 	if (clock)
 		flags |= CYCSAMPLE_SAMPLE_SW_CLOCK;
@@ -240,10 +266,15 @@ static u32 cycs_build_sample(struct cycs_session *s, struct cycs_scratch *sc,
 	if (!user && in_nmi() && cycs_arch_irqs_masked(regs))
 		flags |= CYCSAMPLE_SAMPLE_IRQS_OFF;
 
-	if (user || s->kaddr_ok)
+	if (user || s->kaddr_ok) {
 		cycs_arch_sample_regs(smp, regs);
-	else
+	} else {
+		smp->pc = 0;
+		smp->sp = 0;
+		smp->fp = 0;
+		smp->lr = 0;
 		flags |= CYCSAMPLE_SAMPLE_REGS_HIDDEN;
+	}
 
 	uregs = cycs_user_regs(regs);
 	if (uregs && cycs_arch_compat(uregs))
@@ -275,10 +306,12 @@ void cycs_overflow(struct perf_event *event, struct perf_sample_data *data, stru
 {
 	struct cycs_session *s = event->overflow_handler_context;
 	u64 t0 = ktime_get_mono_fast_ns();
+	struct cycsample_sample *smp;
+	enum cycs_put_result res;
 	unsigned int cpu, pmu;
 	struct cycs_scratch *sc;
 	struct cycs_ring *r;
-	bool user, clock, urgent, wake = false;
+	bool user, clock, urgent, full, wake = false;
 	u32 len;
 
 	if (this_cpu_inc_return(cycs_scratch->nest) != 1) {
@@ -312,8 +345,20 @@ void cycs_overflow(struct perf_event *event, struct perf_sample_data *data, stru
 	r = s->rings->by_cpu[cpu];
 	urgent = cycs_check_exec(s, r, t0, &wake);
 
-	len = cycs_build_sample(s, sc, event, data, regs, user, clock, pmu, t0);
-	switch (cycs_ring_put(s->rings, r, &sc->rec, len, t0)) {
+	smp = cycs_ring_reserve(s->rings, r, sizeof(*smp), cycs_sample_max(s, user), &full);
+	if (smp) {
+		len = cycs_build_sample(s, sc, smp, event, data, regs, user, clock, pmu, t0);
+		res = cycs_ring_commit(s->rings, r, len);
+	} else if (full) {
+		/* no walk and no record for a sample that cannot be kept */
+		cycs_ring_lose(r);
+		res = CYCS_PUT_LOST;
+	} else {
+		len = cycs_build_sample(s, sc, &sc->rec.sample, event, data, regs, user, clock, pmu,
+					t0);
+		res = cycs_ring_put(s->rings, r, &sc->rec, len, t0);
+	}
+	switch (res) {
 	case CYCS_PUT_LOST:
 		this_cpu_inc(s->stats->lost);
 		break;
