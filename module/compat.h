@@ -226,14 +226,23 @@ static inline bool cycs_in_execve(struct task_struct *task)
 #endif
 
 /*
- * PF_USER_WORKER (6.4) marks kernel threads cloned from a user thread
- * (io_uring workers, vhost): they have an mm but no user context to walk.
+ * Threads with an mm but no user context to walk: PF_USER_WORKER (6.4)
+ * marks kernel threads cloned from a user thread (io_uring workers, vhost);
+ * before 6.4 io_uring's workers carry only PF_IO_WORKER (cloned from the
+ * ring's owner into its thread group since 5.12, and in Debian's 5.10,
+ * whose io_uring is the later one backported).
  */
 #ifdef PF_USER_WORKER
-#define CYCS_PF_NO_USER (PF_KTHREAD | PF_USER_WORKER)
+#define CYCS_PF_USER_WORKER PF_USER_WORKER
 #else
-#define CYCS_PF_NO_USER PF_KTHREAD
+#define CYCS_PF_USER_WORKER 0
 #endif
+#ifdef PF_IO_WORKER
+#define CYCS_PF_IO_WORKER PF_IO_WORKER
+#else
+#define CYCS_PF_IO_WORKER 0
+#endif
+#define CYCS_PF_NO_USER (PF_KTHREAD | CYCS_PF_USER_WORKER | CYCS_PF_IO_WORKER)
 
 /*
  * Dumpability moved from mm->flags (get_dumpable() == SUID_DUMP_USER) to the

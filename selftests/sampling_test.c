@@ -9,12 +9,16 @@
 #include "kselftest_harness.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <sys/auxv.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+
+#include <linux/io_uring.h>
 
 #include "cycsample_test_lib.h"
 
@@ -1024,6 +1028,147 @@ TEST_F(sampling, regs_user_holds_the_user_registers)
 		with_regs++;
 	}
 	EXPECT_LE(10, with_regs);
+}
+
+/*
+ * An io_uring whose reads of /dev/zero are all punted to its workers
+ * (IOSQE_ASYNC): the workers burn the CPU time, in the kernel, on behalf
+ * of the target.  They are threads of its group with its mm but no user
+ * context of their own: their saved "user" registers are the zeroes
+ * copy_thread() gave them.
+ */
+struct zero_ring {
+	int fd;
+	unsigned int *sq_tail, *sq_mask, *sq_array;
+	unsigned int *cq_head, *cq_tail, *cq_mask;
+	struct io_uring_sqe *sqes;
+	struct io_uring_cqe *cqes;
+};
+
+static int zero_ring_setup(struct zero_ring *r)
+{
+	struct io_uring_params p = { 0 };
+	size_t sq_len, cq_len;
+	char *sq, *cq;
+
+	r->fd = syscall(__NR_io_uring_setup, 4, &p);
+	if (r->fd < 0)
+		return errno;
+	sq_len = p.sq_off.array + p.sq_entries * sizeof(unsigned int);
+	cq_len = p.cq_off.cqes + p.cq_entries * sizeof(struct io_uring_cqe);
+	if (p.features & IORING_FEAT_SINGLE_MMAP)
+		sq_len = cq_len = sq_len > cq_len ? sq_len : cq_len;
+	sq = mmap(NULL, sq_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, r->fd,
+		  IORING_OFF_SQ_RING);
+	if (sq == MAP_FAILED)
+		return errno;
+	cq = sq;
+	if (!(p.features & IORING_FEAT_SINGLE_MMAP)) {
+		cq = mmap(NULL, cq_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, r->fd,
+			  IORING_OFF_CQ_RING);
+		if (cq == MAP_FAILED)
+			return errno;
+	}
+	r->sqes = mmap(NULL, p.sq_entries * sizeof(struct io_uring_sqe), PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_POPULATE, r->fd, IORING_OFF_SQES);
+	if (r->sqes == MAP_FAILED)
+		return errno;
+	r->sq_tail = (unsigned int *)(sq + p.sq_off.tail);
+	r->sq_mask = (unsigned int *)(sq + p.sq_off.ring_mask);
+	r->sq_array = (unsigned int *)(sq + p.sq_off.array);
+	r->cq_head = (unsigned int *)(cq + p.cq_off.head);
+	r->cq_tail = (unsigned int *)(cq + p.cq_off.tail);
+	r->cq_mask = (unsigned int *)(cq + p.cq_off.ring_mask);
+	r->cqes = (struct io_uring_cqe *)(cq + p.cq_off.cqes);
+	return 0;
+}
+
+/* One read of @len bytes from @fd into @buf, done by a worker: its result. */
+static int zero_ring_read(struct zero_ring *r, int fd, void *buf, unsigned int len)
+{
+	unsigned int tail = *r->sq_tail, idx = tail & *r->sq_mask, head;
+	struct io_uring_sqe *sqe = &r->sqes[idx];
+	int res;
+
+	memset(sqe, 0, sizeof(*sqe));
+	sqe->opcode = IORING_OP_READ;
+	sqe->flags = IOSQE_ASYNC;
+	sqe->fd = fd;
+	sqe->addr = (uintptr_t)buf;
+	sqe->len = len;
+	r->sq_array[idx] = idx;
+	__atomic_store_n(r->sq_tail, tail + 1, __ATOMIC_RELEASE);
+	if (syscall(__NR_io_uring_enter, r->fd, 1, 1, IORING_ENTER_GETEVENTS, NULL, 0) < 0)
+		return -errno;
+	head = *r->cq_head;
+	if (head == __atomic_load_n(r->cq_tail, __ATOMIC_ACQUIRE))
+		return -EAGAIN;
+	res = r->cqes[head & *r->cq_mask].res;
+	__atomic_store_n(r->cq_head, head + 1, __ATOMIC_RELEASE);
+	return res;
+}
+
+#define ZERO_READ_LEN (4U << 20)
+
+/* Writes 0 on @arg's pipe once a worker has read, or the errno; then reads forever. */
+static int read_zero_by_workers(void *arg)
+{
+	int *ready = arg, fd, err, res;
+	struct zero_ring r;
+	void *buf;
+
+	buf = malloc(ZERO_READ_LEN);
+	fd = open("/dev/zero", O_RDONLY);
+	err = buf && fd >= 0 ? zero_ring_setup(&r) : ENOMEM;
+	if (!err) {
+		res = zero_ring_read(&r, fd, buf, ZERO_READ_LEN);
+		err = res == (int)ZERO_READ_LEN ? 0 : res < 0 ? -res : EIO;
+	}
+	if (write(ready[1], &err, sizeof(err)) != sizeof(err) || err)
+		return 1;
+	for (;;)
+		zero_ring_read(&r, fd, buf, ZERO_READ_LEN);
+}
+
+TEST_F(sampling, io_uring_worker_samples_carry_no_user_context)
+{
+	unsigned long workers = 0, target = 0;
+	int ready[2], err = 0;
+	size_t i;
+
+	SAMPLING_BEGIN();
+	ASSERT_EQ(0, pipe(ready));
+	self->child = cs_spawn(read_zero_by_workers, ready);
+	ASSERT_LT(0, self->child);
+	ASSERT_EQ(sizeof(err), read(ready[0], &err, sizeof(err)));
+	if (err == ENOSYS || err == EPERM)
+		SKIP(return, "io_uring is not available here (%s)", strerror(err));
+	ASSERT_EQ(0, err) TH_LOG("io_uring read of /dev/zero: %s", strerror(err));
+	cs_config_init(&self->cfg, CYCSAMPLE_TARGET_PID, self->child);
+	self->cfg.flags = CYCSAMPLE_CFG_REGS_USER;
+	CS_ASSERT_SAMPLE_FOR(&self->cfg, 1000, &self->recs, &self->info);
+	CS_ASSERT_RECS_OK(&self->recs, &self->info);
+	for (i = 0; i < self->recs.n; i++) {
+		const struct cycsample_sample *smp = cs_sample(&self->recs.v[i]);
+
+		if (!smp || smp->pid != (__u32)self->child)
+			continue;
+		if (smp->tid == (__u32)self->child) {
+			target++;
+			continue;
+		}
+		/* an io_uring worker: the target itself only waits in io_uring_enter() */
+		workers++;
+		ASSERT_EQ(0, smp->flags & CYCSAMPLE_SAMPLE_USER);
+		ASSERT_EQ(0, smp->nr_user)
+		TH_LOG("worker %u: a user chain from no user context", smp->tid);
+		ASSERT_EQ(0, smp->nr_regs)
+		TH_LOG("worker %u: user registers it does not have", smp->tid);
+	}
+	/* before 5.12 (upstream) the workers are kernel threads outside the group */
+	if (!workers)
+		SKIP(return, "no sample of an io_uring worker (%lu of the target)", target);
+	TH_LOG("%lu samples of io_uring workers, %lu of the target", workers, target);
 }
 
 TEST_F(sampling, user_only_session_has_no_kernel_samples)
