@@ -7,10 +7,12 @@
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <gelf.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "dwline.h"
 #include "srcline.h"
 
 /* Bounds no real unit reaches; beyond them the DWARF is taken as hostile. */
@@ -64,13 +66,8 @@ struct unit {
 	struct fn_tree *trees;
 	u32 nr_trees;
 	u32 alloc_trees;
-	Dwarf_Files *files;
-	size_t nr_files;
 	const char *comp_dir; /* relative file names are relative to it */
-	Dwarf_Lines *lines;
-	u64 *line_addr; /* the rows' addresses, libdw's order: searched here */
-	u8 *line_end; /* the row ends a sequence */
-	size_t nr_lines;
+	struct dwline lines; /* the line table and its files */
 };
 
 struct unit_range {
@@ -98,6 +95,8 @@ struct dso_dwarf {
 	struct strpool abs_names;
 	u64 bias; /* the dso's addresses minus the DWARF's (a .ko laid out by libdwfl) */
 	bool borrowed; /* dw belongs to libdwfl (dso_use_dwarf) */
+	bool have_secs; /* secs looked up */
+	struct dwline_secs secs; /* what line programs read, in dw's Elf */
 	bool broken; /* warned once: symbols only from now on */
 };
 
@@ -476,65 +475,134 @@ static int fn_range_cmp(const void *a, const void *b, void *arg)
 	return x->depth < y->depth ? -1 : x->depth > y->depth;
 }
 
+/* Section @name (or its .zdebug_ form) of @elf as libdw left it: inflated. */
+static const u8 *sec_data(Elf *elf, size_t shstrndx, const char *name, size_t *size)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *n;
+		Elf_Data *data;
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+			continue;
+		n = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!n || (strcmp(n, name) && (strncmp(n, ".z", 2) || strcmp(n + 2, name + 1))))
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (!data || !data->d_buf)
+			return NULL;
+		*size = data->d_size;
+		return data->d_buf;
+	}
+	return NULL;
+}
+
+static void find_secs(struct dso_dwarf *dd)
+{
+	Elf *elf = dwarf_getelf(dd->dw);
+	struct dwline_secs *s = &dd->secs;
+	size_t shstrndx;
+	char *ident;
+
+	dd->have_secs = true;
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx))
+		return;
+	ident = elf_getident(elf, NULL);
+	s->big_endian = ident && ident[EI_DATA] == ELFDATA2MSB;
+	s->line = sec_data(elf, shstrndx, ".debug_line", &s->line_size);
+	s->str = sec_data(elf, shstrndx, ".debug_str", &s->str_size);
+	s->line_str = sec_data(elf, shstrndx, ".debug_line_str", &s->line_str_size);
+}
+
+/*
+ * libdwfl's relocated DWARF of a .ko: its line table through libdw, which
+ * reads the relocated sections libdwfl keeps, copied into @u's table.
+ */
+static bool libdw_lines(struct unit *u)
+{
+	const char *const *dirs;
+	struct u64map idx = { 0 };
+	Dwarf_Files *files;
+	Dwarf_Lines *lines;
+	size_t nr, nr_files, nr_dirs, i;
+	bool ok = false;
+
+	if (dwarf_getsrclines(&u->die, &lines, &nr) ||
+	    dwarf_getsrcfiles(&u->die, &files, &nr_files))
+		return false;
+	if (!dwarf_getsrcdirs(files, &dirs, &nr_dirs) && nr_dirs) {
+		VEC_GROW(u->lines.dirs, u->lines.nr_dirs, u->lines.alloc_dirs);
+		u->lines.dirs[u->lines.nr_dirs++] = dirs[0];
+	}
+	for (i = 0; i < nr_files; i++) {
+		const char *name = dwarf_filesrc(files, i, NULL, NULL);
+
+		dwline_add_file(&u->lines, name);
+		if (name)
+			u64map_put(&idx, (uintptr_t)name, i);
+	}
+	for (i = 0; i < nr; i++) {
+		Dwarf_Line *l = dwarf_onesrcline(lines, i);
+		const char *name = l ? dwarf_linesrc(l, NULL, NULL) : NULL;
+		Dwarf_Addr addr;
+		u64 file = UINT32_MAX;
+		int lineno = 0;
+		bool end;
+
+		if (!l || dwarf_lineaddr(l, &addr) || dwarf_lineendsequence(l, &end))
+			goto out;
+		if (name)
+			u64map_get(&idx, (uintptr_t)name, &file);
+		dwarf_lineno(l, &lineno);
+		dwline_add_row(&u->lines, addr, file, lineno > 0 ? lineno : 0, end);
+	}
+	ok = true;
+out:
+	u64map_free(&idx);
+	return ok;
+}
+
+/* The unit's line program, decoded by dwline.c. */
+static bool own_lines(struct dso_dwarf *dd, struct unit *u)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Word off;
+	Dwarf_Die cudie;
+	u8 addr_size;
+
+	if (!dd->have_secs)
+		find_secs(dd);
+	if (dwarf_formudata(dwarf_attr(&u->die, DW_AT_stmt_list, &attr), &off) ||
+	    !dwarf_diecu(&u->die, &cudie, &addr_size, NULL))
+		return false;
+	return dwline_read(&dd->secs, off, addr_size,
+			   dwarf_formstring(dwarf_attr(&u->die, DW_AT_comp_dir, &attr)), &u->lines);
+}
+
 /*
  * The unit's line table parses and has a row in the unit's code.  A line
  * program of garbage often parses without error into rows that lie
  * nowhere; a real one describes the code of its unit (a unit may begin
  * with top-level asm, which has no rows, so no particular row is required).
  */
-static bool lines_sane(struct unit *u)
+static bool lines_sane(struct dso_dwarf *dd, struct unit *u)
 {
-	const char *const *dirs;
-	Dwarf_Addr addr;
-	Dwarf_Lines *lines;
-	size_t nr, nr_dirs, i;
-	bool end, inside = false;
+	const struct dwline *t = &u->lines;
+	bool inside = false;
+	size_t i;
 
-	if (dwarf_getsrclines(&u->die, &lines, &nr) ||
-	    dwarf_getsrcfiles(&u->die, &u->files, &u->nr_files))
+	if (!(dd->borrowed ? libdw_lines(u) : own_lines(dd, u)))
 		return false;
-	if (!dwarf_getsrcdirs(u->files, &dirs, &nr_dirs) && nr_dirs && dirs[0] && dirs[0][0] == '/')
-		u->comp_dir = dirs[0];
-	if (!nr)
-		return true; /* no lines, nothing wrong with that */
-	/* the rows' addresses once, so lookups are a plain binary search (no lock, no call) */
-	u->lines = lines;
-	u->nr_lines = nr;
-	u->line_addr = xmalloc(nr * sizeof(*u->line_addr));
-	u->line_end = xmalloc(nr);
-	for (i = 0; i < nr; i++) {
-		Dwarf_Line *l = dwarf_onesrcline(lines, i);
-
-		if (!l || dwarf_lineaddr(l, &addr) || dwarf_lineendsequence(l, &end))
-			return false;
-		u->line_addr[i] = addr;
-		u->line_end[i] = end;
-		if (i && addr < u->line_addr[i - 1])
+	if (t->nr_dirs && t->dirs[0] && t->dirs[0][0] == '/')
+		u->comp_dir = t->dirs[0];
+	for (i = 0; i < t->nr_rows && !inside; i++) {
+		if (i && t->rows[i].addr < t->rows[i - 1].addr)
 			return false; /* libdw sorts them: not sorted is not DWARF */
-		inside = inside || (!end && dwarf_haspc(&u->die, addr) > 0);
+		inside = !t->rows[i].end && dwarf_haspc(&u->die, t->rows[i].addr) > 0;
 	}
-	return inside;
-}
-
-/*
- * The row for @addr: the last one at or below it, unless that one ends a
- * sequence (the address lies between sequences), as dwarf_getsrc_die().
- */
-static Dwarf_Line *unit_line(const struct unit *u, u64 addr)
-{
-	size_t lo = 0, hi = u->nr_lines;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (u->line_addr[mid] <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo || u->line_end[lo - 1])
-		return NULL;
-	return dwarf_onesrcline(u->lines, lo - 1);
+	return inside || !t->nr_rows; /* no lines: nothing wrong with that */
 }
 
 static void index_funcs(struct unit *u)
@@ -553,7 +621,7 @@ static bool load_unit(struct dso *d, struct dso_dwarf *dd, struct unit *u)
 		dwarf_broken(d, dd, "corrupt function entries in .debug_info");
 		return u->ok = false;
 	}
-	if (dwarf_hasattr(&u->die, DW_AT_stmt_list) && !lines_sane(u)) {
+	if (dwarf_hasattr(&u->die, DW_AT_stmt_list) && !lines_sane(dd, u)) {
 		dwarf_broken(d, dd, "corrupt .debug_line");
 		return u->ok = false;
 	}
@@ -658,19 +726,16 @@ static const char *abs_file(struct dso_dwarf *dd, struct unit *u, const char *na
 
 static const char *unit_file(struct dso_dwarf *dd, struct unit *u, u32 idx)
 {
-	if (!idx || idx >= u->nr_files)
-		return NULL;
-	return abs_file(dd, u, dwarf_filesrc(u->files, idx, NULL, NULL));
+	return idx ? abs_file(dd, u, dwline_file(&u->lines, idx)) : NULL;
 }
 
 static u32 dwarf_frames(struct dso *d, u64 vaddr, struct src_frame *out, u32 max)
 {
 	struct dso_dwarf *dd = dso_dwarf(d);
-	struct unit *u;
-	Dwarf_Line *line;
+	const struct dwline_row *line;
 	const struct fn_node *n;
+	struct unit *u;
 	u32 r, nr = 0;
-	int lineno = 0;
 
 	if (!dd || !max)
 		return 0;
@@ -678,9 +743,9 @@ static u32 dwarf_frames(struct dso *d, u64 vaddr, struct src_frame *out, u32 max
 	u = find_unit(dd, vaddr);
 	if (!u || !load_unit(d, dd, u))
 		return 0;
-	line = unit_line(u, vaddr);
-	out[0].file = line ? abs_file(dd, u, dwarf_linesrc(line, NULL, NULL)) : NULL;
-	out[0].line = line && !dwarf_lineno(line, &lineno) && lineno > 0 ? lineno : 0;
+	line = dwline_find(&u->lines, vaddr);
+	out[0].file = line ? abs_file(dd, u, dwline_file(&u->lines, line->file)) : NULL;
+	out[0].line = line ? line->line : 0;
 	out[0].func = NULL;
 	nr = 1;
 	r = unit_node(d, dd, u, vaddr);
@@ -778,8 +843,7 @@ void dso_src_free(struct dso *d)
 			free(u->trees);
 			free(u->funcs);
 			free(u->nodes);
-			free(u->line_addr);
-			free(u->line_end);
+			dwline_free(&u->lines);
 			iv_free(&u->index);
 		}
 		free(dd->units);

@@ -15,7 +15,9 @@
  * its functions (not what is inside them), the first address in a function
  * the ranges of the function's inlined instances, and the first address in
  * an instance its name and call site.  Lookups are then binary searches
- * (interval.h), never a walk of DIEs per address.
+ * (interval.h), never a walk of DIEs per address.  Line programs are
+ * decoded by dwline.h, which gives libdw's table at a fraction of its
+ * cost; libdwfl's relocated DWARF of a .ko goes through libdw.
  *
  * DWARF comes from the binary itself or from its separate debug file
  * (debug.h).  A file whose DWARF cannot be read gets one warning naming it

@@ -33,8 +33,8 @@ unit()
 {
 	dir=$1
 	label=$2
-	for t in test_records test_interval test_elfsym test_srcline test_leaf test_capture test_pprof \
-		test_aarch32; do
+	for t in test_records test_interval test_elfsym test_dwline test_srcline test_leaf \
+		test_capture test_pprof test_aarch32; do
 		log=$dir/$t.log
 		"$dir/$t" >"$log" 2>&1
 		rc=$?
@@ -170,7 +170,7 @@ rc=$?
 result $rc "command line ($(grep -c '^ok' "$out/cli.log") checks)" "$out/cli.log"
 
 # fuzzers, seeded with a capture and small ELF files
-if [ -x "$out/fuzz/fuzz_capture" ] && [ -x "$out/fuzz/fuzz_elf" ]; then
+if [ -x "$out/fuzz/fuzz_capture" ] && [ -x "$out/fuzz/fuzz_elf" ] && [ -x "$out/fuzz/fuzz_dwline" ]; then
 	mkdir -p "$out/fuzz/corpus-capture" "$out/fuzz/corpus-elf"
 	cp "$gdir/synth.cyc" "$out/fuzz/corpus-capture/"
 	# inputs the fuzzers once found a bug with: every run starts from them
@@ -186,7 +186,13 @@ if [ -x "$out/fuzz/fuzz_capture" ] && [ -x "$out/fuzz/fuzz_elf" ]; then
 	(cd "$out/fuzz" && objcopy --only-keep-debug corpus-elf/lib.so mini &&
 		rm -f mini.xz && xz mini && objcopy --add-section .gnu_debugdata=mini.xz \
 		corpus-elf/lib-stripped.so corpus-elf/lib-mini.so)
-	for f in capture elf; do
+	# line programs of DWARF 5 and 4, as compilers write them
+	mkdir -p "$out/fuzz/corpus-dwline"
+	gcc -O2 -gdwarf-4 -I"$here/fixtures" "$here/fixtures/fx_inline.c" -o "$out/fuzz/fx_inline4"
+	objcopy --dump-section .debug_line="$out/fuzz/corpus-dwline/v5" "$out/fuzz/fx_inline"
+	objcopy --dump-section .debug_line="$out/fuzz/corpus-dwline/v4" "$out/fuzz/fx_inline4"
+	cp "$here"/fuzz-seeds/dwline-* "$out/fuzz/corpus-dwline/"
+	for f in capture elf dwline; do
 		log=$out/fuzz/fuzz_$f.log
 		(cd "$out/fuzz" && ./fuzz_$f -max_total_time="$fuzz_time" -rss_limit_mb=2048 \
 			-timeout=20 -print_final_stats=1 "corpus-$f" >"$log" 2>&1)

@@ -1,0 +1,579 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_dwline - cycread's .debug_line decoder: on fixtures built now (C
+ * with inline functions, DWARF 5 and 4, C++, a zlib-compressed copy) and
+ * on this program (cycread's sources: many units),
+ * every unit's table equal row by row to libdw's (address, end of
+ * sequence, line, file name) and its file table equal to libdw's; hand-made
+ * programs (DWARF 4 and 5) whose sequences come out of address order, end
+ * where another begins, overlap, and whose last row shares its address
+ * with the sequence's end, looked up as libdw would; every truncation and
+ * many corruptions of them refused or decoded without reading out of
+ * bounds (run under ASan by make check).
+ */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <fcntl.h>
+#include <gelf.h>
+
+#include "fixtures.h"
+#include "tap.h"
+#include "../dwline.h"
+
+struct cmp_stats {
+	u32 units;
+	u64 rows;
+	u64 files;
+	u32 differ;
+};
+
+static const u8 *section(Elf *elf, const char *name, size_t *size)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || strcmp(elf_strptr(elf, shstrndx, sh.sh_name), name))
+			continue;
+		d = elf_getdata(scn, NULL);
+		*size = d ? d->d_size : 0;
+		return d ? d->d_buf : NULL;
+	}
+	return NULL;
+}
+
+static bool same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* One unit: dwline's table against libdw's; false at the first difference. */
+static bool compare_unit(Dwarf_Die *cu, const struct dwline_secs *s, struct cmp_stats *st)
+{
+	struct dwline t = { 0 };
+	Dwarf_Attribute attr;
+	Dwarf_Lines *lines;
+	Dwarf_Files *files;
+	Dwarf_Word off;
+	Dwarf_Die cudie;
+	size_t nr, nr_files, i;
+	u8 asize;
+	bool same = false;
+
+	if (dwarf_getsrclines(cu, &lines, &nr) || dwarf_getsrcfiles(cu, &files, &nr_files) ||
+	    dwarf_formudata(dwarf_attr(cu, DW_AT_stmt_list, &attr), &off) ||
+	    !dwarf_diecu(cu, &cudie, &asize, NULL))
+		return true; /* no lines: nothing to compare */
+	if (!dwline_read(s, off, asize, dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &attr)),
+			 &t)) {
+		printf("#   unit at 0x%llx: refused\n", (unsigned long long)dwarf_dieoffset(cu));
+		goto out;
+	}
+	if (t.nr_rows != nr || t.nr_files != nr_files) {
+		printf("#   %zu rows and %u files, libdw %zu and %zu\n", t.nr_rows, t.nr_files, nr,
+		       nr_files);
+		goto out;
+	}
+	for (i = 0; i < nr_files; i++)
+		if (!same_str(dwline_file(&t, i), dwarf_filesrc(files, i, NULL, NULL))) {
+			printf("#   file %zu: '%s', libdw '%s'\n", i, dwline_file(&t, i),
+			       dwarf_filesrc(files, i, NULL, NULL));
+			goto out;
+		}
+	for (i = 0; i < nr; i++) {
+		Dwarf_Line *l = dwarf_onesrcline(lines, i);
+		const struct dwline_row *r = &t.rows[i];
+		Dwarf_Addr addr;
+		int lineno;
+		bool end;
+
+		dwarf_lineaddr(l, &addr);
+		dwarf_lineendsequence(l, &end);
+		dwarf_lineno(l, &lineno);
+		if (r->addr != addr || r->end != end || (int)r->line != lineno ||
+		    !same_str(dwline_file(&t, r->file), dwarf_linesrc(l, NULL, NULL))) {
+			printf("#   row %zu: 0x%llx end %d line %u %s; libdw 0x%llx end %d line %d %s\n",
+			       i, (unsigned long long)r->addr, r->end, r->line,
+			       dwline_file(&t, r->file), (unsigned long long)addr, end, lineno,
+			       dwarf_linesrc(l, NULL, NULL));
+			goto out;
+		}
+	}
+	st->rows += nr;
+	st->files += nr_files;
+	same = true;
+out:
+	dwline_free(&t);
+	return same;
+}
+
+/* Every unit of @bin: the decoder's table against libdw's. */
+static void compare_libdw(const char *bin, const char *what)
+{
+	struct cmp_stats st = { 0 };
+	struct dwline_secs s = { 0 };
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	Dwarf *dw;
+	Elf *elf;
+	int fd;
+
+	fd = open(bin, O_RDONLY);
+	elf = fd < 0 ? NULL : elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	dw = elf ? dwarf_begin_elf(elf, DWARF_C_READ, NULL) : NULL;
+	if (!dw) {
+		ok(0, "%s: open its DWARF", what);
+		goto out;
+	}
+	/* after dwarf_begin_elf: compressed sections are inflated in place */
+	s.line = section(elf, ".debug_line", &s.line_size);
+	s.str = section(elf, ".debug_str", &s.str_size);
+	s.line_str = section(elf, ".debug_line_str", &s.line_str_size);
+	while (!dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL)) {
+		Dwarf_Die cu;
+
+		if (dwarf_offdie(dw, off + hsize, &cu)) {
+			st.units++;
+			st.differ += !compare_unit(&cu, &s, &st);
+		}
+		off = next;
+	}
+	ok(st.units && st.rows > 50 && !st.differ,
+	   "%s: %u units, %llu rows and %llu files as libdw reads them, %u units differ", what,
+	   st.units, (unsigned long long)st.rows, (unsigned long long)st.files, st.differ);
+	dwarf_end(dw);
+out:
+	if (elf)
+		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+}
+
+static void test_fixtures(void)
+{
+	static const struct {
+		const char *cmd;
+		const char *bin;
+		const char *what;
+	} fx[] = {
+		{ "gcc -O2 -g -I%s/fixtures %s/fixtures/fx_inline.c -o dl_c", "dl_c",
+		  "C, -O2 -g (DWARF 5)" },
+		{ "gcc -O2 -gdwarf-4 -I%s/fixtures %s/fixtures/fx_inline.c -o dl_c4", "dl_c4",
+		  "C, DWARF 4" },
+		{ "g++ -O2 -g -I%s/fixtures %s/fixtures/fx_cxx.cc -o dl_cxx", "dl_cxx", "C++" },
+		{ "gcc -O2 -g -I%s/fixtures %s/fixtures/fx_inline.c -o dl_z && "
+		  "objcopy --compress-debug-sections=zlib dl_z", "dl_z",
+		  "C, compressed debug sections" },
+	};
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(fx); i++) {
+		char *bin = fx_path(fx[i].bin);
+
+		ok(!fx_sh(fx[i].cmd, TEST_SRCDIR, TEST_SRCDIR), "build %s", fx[i].what);
+		compare_libdw(bin, fx[i].what);
+		free(bin);
+	}
+	/* many units, and the sequences of .text.startup and .text.unlikely */
+	compare_libdw("/proc/self/exe", "this test program");
+}
+
+/* ---- hand-made line programs --------------------------------------------- */
+
+struct prog {
+	u8 b[512];
+	u32 n;
+};
+
+static void put(struct prog *p, const void *src, u32 n)
+{
+	memcpy(p->b + p->n, src, n);
+	p->n += n;
+}
+
+static void put8(struct prog *p, u8 v)
+{
+	put(p, &v, 1);
+}
+
+static void put_n(struct prog *p, u64 v, u32 n)
+{
+	put(p, &v, n); /* little endian: the host's, checked by the Makefile's ARCH */
+}
+
+static void put_uleb(struct prog *p, u64 v)
+{
+	do {
+		put8(p, (v & 0x7f) | (v >= 0x80 ? 0x80 : 0));
+		v >>= 7;
+	} while (v);
+}
+
+static void put_sleb(struct prog *p, s64 v)
+{
+	bool more;
+
+	do {
+		u8 b = v & 0x7f;
+
+		v >>= 7;
+		more = !((v == 0 && !(b & 0x40)) || (v == -1 && (b & 0x40)));
+		put8(p, b | (more ? 0x80 : 0));
+	} while (more);
+}
+
+static void put_str(struct prog *p, const char *s)
+{
+	put(p, s, strlen(s) + 1);
+}
+
+/* Extended opcodes. */
+static void set_address(struct prog *p, u64 a)
+{
+	put8(p, 0);
+	put_uleb(p, 9);
+	put8(p, DW_LNE_set_address);
+	put_n(p, a, 8);
+}
+
+static void end_sequence(struct prog *p)
+{
+	put8(p, 0);
+	put_uleb(p, 1);
+	put8(p, DW_LNE_end_sequence);
+}
+
+static void advance_pc(struct prog *p, u64 n)
+{
+	put8(p, DW_LNS_advance_pc);
+	put_uleb(p, n);
+}
+
+static void advance_line(struct prog *p, s64 n)
+{
+	put8(p, DW_LNS_advance_line);
+	put_sleb(p, n);
+}
+
+static const u8 std_lengths[12] = { 0, 1, 1, 1, 1, 0, 0, 0, 1, 0, 0, 1 };
+
+/* The fixed part of a header after header_length (DWARF 4 has max_ops). */
+static void header_fixed(struct prog *p, u16 version)
+{
+	put8(p, 1); /* minimum_instruction_length */
+	if (version >= 4)
+		put8(p, 1); /* maximum_operations_per_instruction */
+	put8(p, 1); /* default_is_stmt */
+	put8(p, (u8)-5); /* line_base */
+	put8(p, 14); /* line_range */
+	put8(p, 13); /* opcode_base */
+	put(p, std_lengths, sizeof(std_lengths));
+}
+
+/* Patch unit_length and header_length once the whole unit is written. */
+static void finish(struct prog *p, u32 hlen_at, u32 prog_at)
+{
+	u32 unit_len = p->n - 4, hlen = prog_at - (hlen_at + 4);
+
+	memcpy(p->b, &unit_len, 4);
+	memcpy(p->b + hlen_at, &hlen, 4);
+}
+
+/*
+ * Three sequences, out of address order: A at 0x2000 (its last row and
+ * its end both at 0x2008, the last row in file 2), B at 0x1000 ending at
+ * 0x2000 where A begins, C at 0x3000.  libdw's order: 0x1000 B, 0x2000 B's
+ * end then A's row, 0x2004, 0x2008 A's end then A's row, 0x3000, 0x3010 end.
+ */
+static void program_rows(struct prog *p)
+{
+	set_address(p, 0x2000);
+	put8(p, DW_LNS_copy); /* 0x2000 line 1 */
+	advance_line(p, 9);
+	advance_pc(p, 4);
+	put8(p, DW_LNS_copy); /* 0x2004 line 10 */
+	put8(p, DW_LNS_set_file);
+	put_uleb(p, 2);
+	put8(p, 13 + 4 * 14 + (0 - -5)); /* special: +4 bytes, +0 lines: 0x2008 */
+	end_sequence(p); /* 0x2008 */
+	set_address(p, 0x1000);
+	advance_line(p, 4);
+	put8(p, DW_LNS_copy); /* 0x1000 line 5 */
+	advance_pc(p, 0x1000);
+	end_sequence(p); /* 0x2000 */
+	set_address(p, 0x3000);
+	put8(p, 0); /* set_discriminator: skipped */
+	put_uleb(p, 2);
+	put8(p, DW_LNE_set_discriminator);
+	put_uleb(p, 3);
+	put8(p, DW_LNS_copy); /* 0x3000 line 1 */
+	put8(p, DW_LNS_fixed_advance_pc);
+	put_n(p, 0x10, 2);
+	put8(p, DW_LNS_const_add_pc); /* (255 - 13) / 14 = 17 */
+	end_sequence(p); /* 0x3021 */
+}
+
+static void program_v4(struct prog *p)
+{
+	u32 hlen_at, prog_at;
+
+	p->n = 4;
+	put_n(p, 4, 2);
+	hlen_at = p->n;
+	put_n(p, 0, 4);
+	header_fixed(p, 4);
+	put_str(p, "inc");
+	put8(p, 0);
+	put_str(p, "a.c");
+	put_uleb(p, 0);
+	put_uleb(p, 0);
+	put_uleb(p, 0);
+	put_str(p, "b.h");
+	put_uleb(p, 1);
+	put_uleb(p, 0);
+	put_uleb(p, 0);
+	put8(p, 0);
+	prog_at = p->n;
+	program_rows(p);
+	finish(p, hlen_at, prog_at);
+}
+
+/* the directories in .debug_line_str */
+static const u8 line_str[] = "/src\0inc";
+static const u8 str[] = "";
+
+static void program_v5(struct prog *p)
+{
+	static const u8 md5[16] = { 1, 2, 3 };
+	u32 hlen_at, prog_at;
+
+	p->n = 4;
+	put_n(p, 5, 2);
+	put8(p, 8); /* address_size */
+	put8(p, 0); /* segment_selector_size */
+	hlen_at = p->n;
+	put_n(p, 0, 4);
+	header_fixed(p, 5);
+	put8(p, 1); /* directory entry format */
+	put_uleb(p, DW_LNCT_path);
+	put_uleb(p, DW_FORM_line_strp);
+	put_uleb(p, 2);
+	put_n(p, 0, 4);
+	put_n(p, 5, 4);
+	put8(p, 3); /* file entry format */
+	put_uleb(p, DW_LNCT_path);
+	put_uleb(p, DW_FORM_string);
+	put_uleb(p, DW_LNCT_directory_index);
+	put_uleb(p, DW_FORM_udata);
+	put_uleb(p, DW_LNCT_MD5);
+	put_uleb(p, DW_FORM_data16);
+	put_uleb(p, 3);
+	put_str(p, "a.c"); /* file 0 */
+	put_uleb(p, 0);
+	put(p, md5, 16);
+	put_str(p, "a.c"); /* file 1 */
+	put_uleb(p, 0);
+	put(p, md5, 16);
+	put_str(p, "b.h"); /* file 2 */
+	put_uleb(p, 1);
+	put(p, md5, 16);
+	prog_at = p->n;
+	program_rows(p);
+	finish(p, hlen_at, prog_at);
+}
+
+static struct dwline_secs secs_of(const struct prog *p)
+{
+	return (struct dwline_secs){
+		.line = p->b, .line_size = p->n,
+		.str = str, .str_size = sizeof(str),
+		.line_str = line_str, .line_str_size = sizeof(line_str),
+	};
+}
+
+/* "FILE:LINE" at @addr, "-" for none */
+static void at(struct dwline *t, u64 addr, char *buf, size_t size)
+{
+	const struct dwline_row *r = dwline_find(t, addr);
+
+	if (r)
+		snprintf(buf, size, "%s:%u", dwline_file(t, r->file), r->line);
+	else
+		snprintf(buf, size, "-");
+}
+
+static void check_lookups(const struct prog *p, const char *what, const char *b_h)
+{
+	static const u64 addrs[] = { 0xfff, 0x1000, 0x1fff, 0x2000, 0x2005,
+				     0x2008, 0x2fff, 0x3000, 0x3020, 0x3021 };
+	/* past 0x2008, A's row stays the answer: libdw sorts A's end before it */
+	const char *want[] = { "-", "/src/a.c:5", "/src/a.c:5", "/src/a.c:1", "/src/a.c:10",
+			       b_h, b_h, "/src/a.c:1", "/src/a.c:1", "-" };
+	struct dwline_secs s = secs_of(p);
+	struct dwline t = { 0 };
+	char got[256], all[2048] = "", exp[2048] = "";
+	u32 i;
+
+	ok(dwline_read(&s, 0, 8, "/src", &t), "%s: decoded", what);
+	for (i = 0; i < ARRAY_SIZE(addrs); i++) {
+		at(&t, addrs[i], got, sizeof(got));
+		snprintf(all + strlen(all), sizeof(all) - strlen(all), "%llx=%s ",
+			 (unsigned long long)addrs[i], got);
+		snprintf(exp + strlen(exp), sizeof(exp) - strlen(exp), "%llx=%s ",
+			 (unsigned long long)addrs[i], want[i]);
+	}
+	is_str(all, exp, "the row at each address, libdw's choice at ties");
+	is_u64(t.nr_rows, 8, "eight rows");
+	dwline_free(&t);
+}
+
+/* Two sequences overlapping: only a sort of every row orders them. */
+static void test_overlap(void)
+{
+	struct prog p;
+	struct dwline_secs s;
+	struct dwline t = { 0 };
+	u32 hlen_at, prog_at;
+	char got[64];
+
+	p.n = 4;
+	put_n(&p, 4, 2);
+	hlen_at = p.n;
+	put_n(&p, 0, 4);
+	header_fixed(&p, 4);
+	put8(&p, 0);
+	put_str(&p, "a.c");
+	put_uleb(&p, 0);
+	put_uleb(&p, 0);
+	put_uleb(&p, 0);
+	put8(&p, 0);
+	prog_at = p.n;
+	set_address(&p, 0x1000);
+	put8(&p, DW_LNS_copy); /* 0x1000 line 1 */
+	advance_pc(&p, 8);
+	advance_line(&p, 1);
+	put8(&p, DW_LNS_copy); /* 0x1008 line 2 */
+	advance_pc(&p, 8);
+	end_sequence(&p); /* 0x1010 */
+	set_address(&p, 0x1004);
+	advance_line(&p, 99);
+	put8(&p, DW_LNS_copy); /* 0x1004 line 100 */
+	advance_pc(&p, 8);
+	end_sequence(&p); /* 0x100c */
+	finish(&p, hlen_at, prog_at);
+	s = secs_of(&p);
+	ok(dwline_read(&s, 0, 8, NULL, &t), "overlapping sequences: decoded");
+	at(&t, 0x1006, got, sizeof(got));
+	is_str(got, "a.c:100", "0x1006: the inner sequence's row");
+	at(&t, 0x100a, got, sizeof(got));
+	is_str(got, "a.c:2", "0x100a: the outer sequence's second row");
+	at(&t, 0x100d, got, sizeof(got));
+	is_str(got, "-", "0x100d: after the inner end, nothing (as libdw)");
+	dwline_free(&t);
+}
+
+/*
+ * Hostile inputs: every truncation refused (the unit's length says more),
+ * every byte replaced by values that break lengths, LEB128s and indices:
+ * decoded or refused, never read out of bounds (ASan), rows never more
+ * than the program's bytes.
+ */
+static void test_hostile(const struct prog *orig, const char *what)
+{
+	static const u8 vals[] = { 0x00, 0x01, 0x7f, 0x80, 0xff };
+	u32 i, k, refused = 0, runs = 0;
+	bool bounded = true, cut_ok = true;
+	struct prog p;
+
+	for (i = 0; i < orig->n; i++) {
+		struct dwline_secs s = secs_of(orig);
+		struct dwline t = { 0 };
+		u8 *copy = xmalloc(i ? i : 1);
+
+		memcpy(copy, orig->b, i);
+		s.line = copy; /* heap: ASan sees any read past @i bytes */
+		s.line_size = i;
+		cut_ok = cut_ok && !dwline_read(&s, 0, 8, "/src", &t);
+		dwline_free(&t);
+		free(copy);
+	}
+	ok(cut_ok, "%s: each of its %u truncations refused", what, orig->n);
+	for (i = 0; i < orig->n; i++) {
+		for (k = 0; k < ARRAY_SIZE(vals); k++) {
+			struct dwline_secs s;
+			struct dwline t = { 0 };
+			u8 *copy = xmalloc(orig->n);
+			u32 f;
+
+			p = *orig;
+			p.b[i] = vals[k];
+			memcpy(copy, p.b, p.n);
+			s = secs_of(&p);
+			s.line = copy;
+			if (dwline_read(&s, 0, 8, "/src", &t)) {
+				bounded = bounded && t.nr_rows <= p.n;
+				for (f = 0; f <= t.nr_files; f++)
+					dwline_file(&t, f);
+				dwline_find(&t, 0x2004);
+			} else {
+				refused++;
+			}
+			runs++;
+			dwline_free(&t);
+			free(copy);
+		}
+	}
+	ok(bounded && refused > 0, "%s: %u corruptions, %u refused, no row beyond its bytes",
+	   what, runs, refused);
+}
+
+static void test_programs(void)
+{
+	struct prog p4, p5, p;
+	struct dwline_secs s;
+	struct dwline t = { 0 };
+	u32 i;
+
+	program_v4(&p4);
+	program_v5(&p5);
+	/* directory 1 is "inc", relative: libdw leaves the name relative */
+	check_lookups(&p4, "DWARF 4 program", "inc/b.h:10");
+	check_lookups(&p5, "DWARF 5 program (line_strp, string, udata, data16)", "inc/b.h:10");
+	test_overlap();
+	test_hostile(&p4, "DWARF 4 program");
+	test_hostile(&p5, "DWARF 5 program");
+
+	/* a LEB128 as long as the section: refused at its end, not read past it */
+	p = p4;
+	for (i = p.n - 12; i < p.n; i++)
+		p.b[i] = 0x80;
+	s = secs_of(&p);
+	ok(!dwline_read(&s, 0, 8, NULL, &t), "an unterminated LEB128 at the end: refused");
+	dwline_free(&t);
+	/* an address size that is neither 4 nor 8; an offset outside the section */
+	s = secs_of(&p4);
+	ok(!dwline_read(&s, 0, 2, NULL, &t), "a 2-byte address size: refused");
+	dwline_free(&t);
+	ok(!dwline_read(&s, p4.n, 8, NULL, &t), "an offset at the section's end: refused");
+	dwline_free(&t);
+	/* DWARF 5's address size differs from the unit's */
+	s = secs_of(&p5);
+	ok(!dwline_read(&s, 0, 4, NULL, &t), "DWARF 5 header's address size not the unit's: refused");
+	dwline_free(&t);
+}
+
+int main(void)
+{
+	elf_version(EV_CURRENT);
+	test_programs();
+	if (have_tool("gcc") && have_tool("g++") && have_tool("objcopy"))
+		test_fixtures();
+	else
+		tap_skip("gcc, g++ or objcopy missing");
+	return tap_done();
+}
