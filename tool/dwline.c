@@ -9,100 +9,7 @@
 #include <string.h>
 
 #include "dwline.h"
-
-/* A cursor over bytes: a read past the end marks it bad and yields 0. */
-struct cur {
-	const u8 *p;
-	const u8 *end;
-	bool big;
-	bool bad;
-};
-
-static bool need(struct cur *c, size_t n)
-{
-	if (c->bad || (size_t)(c->end - c->p) < n) {
-		c->bad = true;
-		c->p = c->end;
-		return false;
-	}
-	return true;
-}
-
-static u64 get_uint(struct cur *c, u32 n)
-{
-	u64 v = 0;
-	u32 i;
-
-	if (!need(c, n))
-		return 0;
-	for (i = 0; i < n; i++)
-		v |= (u64)c->p[c->big ? n - 1 - i : i] << (8 * i);
-	c->p += n;
-	return v;
-}
-
-static u8 get_u8(struct cur *c)
-{
-	return get_uint(c, 1);
-}
-
-/* Bits past 64 are dropped, as any reader of real DWARF does. */
-static inline u64 get_uleb(struct cur *c)
-{
-	u64 v = 0;
-	u32 shift = 0;
-	u8 b;
-
-	if (c->p < c->end && !(*c->p & 0x80))
-		return *c->p++; /* most are one byte */
-	do {
-		if (!need(c, 1))
-			return 0;
-		b = *c->p++;
-		if (shift < 64)
-			v |= (u64)(b & 0x7f) << shift;
-		shift += 7;
-	} while (b & 0x80);
-	return v;
-}
-
-static s64 get_sleb(struct cur *c)
-{
-	u64 v = 0;
-	u32 shift = 0;
-	u8 b;
-
-	do {
-		if (!need(c, 1))
-			return 0;
-		b = *c->p++;
-		if (shift < 64)
-			v |= (u64)(b & 0x7f) << shift;
-		shift += 7;
-	} while (b & 0x80);
-	if (shift < 64 && (b & 0x40))
-		v |= ~0ULL << shift;
-	return (s64)v;
-}
-
-/* A NUL-terminated string inside the cursor's bytes; NULL when unterminated. */
-static const char *get_str(struct cur *c)
-{
-	const u8 *nul;
-	const char *s;
-
-	if (!need(c, 1))
-		return NULL;
-	nul = memchr(c->p, 0, c->end - c->p);
-	if (!nul) {
-		c->bad = true;
-		c->p = c->end;
-		return NULL;
-	}
-	s = (const char *)c->p;
-	c->p = nul + 1;
-	return s;
-}
+#include "dwread.h"
 
 /* The string at @off of a string section; NULL when outside or unterminated. */
 static const char *sec_str(const u8 *sec, size_t size, u64 off)
@@ -136,49 +43,49 @@ struct field {
 };
 
 /* Read one value of @form (the ones line tables use); false: unknown form. */
-static bool read_form(struct cur *c, const struct dwline_secs *s, u32 offset_size, u64 form,
+static bool read_form(struct dwcur *c, const struct dwline_secs *s, u32 offset_size, u64 form,
 		      struct field *f)
 {
 	memset(f, 0, sizeof(*f));
 	switch (form) {
 	case DW_FORM_string:
-		f->str = get_str(c);
+		f->str = dw_str(c);
 		f->is_str = true;
 		break;
 	case DW_FORM_line_strp:
-		f->str = sec_str(s->line_str, s->line_str_size, get_uint(c, offset_size));
+		f->str = sec_str(s->line_str, s->line_str_size, dw_uint(c, offset_size));
 		f->is_str = true;
 		break;
 	case DW_FORM_strp:
-		f->str = sec_str(s->str, s->str_size, get_uint(c, offset_size));
+		f->str = sec_str(s->str, s->str_size, dw_uint(c, offset_size));
 		f->is_str = true;
 		break;
 	case DW_FORM_udata:
-		f->num = get_uleb(c);
+		f->num = dw_uleb(c);
 		f->is_num = true;
 		break;
 	case DW_FORM_sdata:
-		get_sleb(c);
+		dw_sleb(c);
 		break;
 	case DW_FORM_data1:
 	case DW_FORM_data2:
 	case DW_FORM_data4:
 	case DW_FORM_data8:
-		f->num = get_uint(c, form == DW_FORM_data1 ? 1 :
+		f->num = dw_uint(c, form == DW_FORM_data1 ? 1 :
 				     form == DW_FORM_data2 ? 2 :
 				     form == DW_FORM_data4 ? 4 : 8);
 		f->is_num = true;
 		break;
 	case DW_FORM_data16:
-		if (need(c, 16))
+		if (dw_need(c, 16))
 			c->p += 16;
 		break;
 	case DW_FORM_block:
 	case DW_FORM_block1:
 	case DW_FORM_block2:
 	case DW_FORM_block4: {
-		u64 n = form == DW_FORM_block ? get_uleb(c) :
-			get_uint(c, form == DW_FORM_block1 ? 1 : form == DW_FORM_block2 ? 2 : 4);
+		u64 n = form == DW_FORM_block ? dw_uleb(c) :
+			dw_uint(c, form == DW_FORM_block1 ? 1 : form == DW_FORM_block2 ? 2 : 4);
 
 		if (n > (u64)(c->end - c->p))
 			c->bad = true;
@@ -216,14 +123,14 @@ struct format {
 	u64 form[255];
 };
 
-static bool read_format(struct cur *c, struct format *fmt)
+static bool read_format(struct dwcur *c, struct format *fmt)
 {
 	u32 i;
 
-	fmt->n = get_u8(c);
+	fmt->n = dw_u8(c);
 	for (i = 0; i < fmt->n; i++) {
-		fmt->type[i] = get_uleb(c);
-		fmt->form[i] = get_uleb(c);
+		fmt->type[i] = dw_uleb(c);
+		fmt->form[i] = dw_uleb(c);
 	}
 	return !c->bad;
 }
@@ -232,7 +139,7 @@ static bool read_format(struct cur *c, struct format *fmt)
  * One DWARF 5 entry of @fmt: its path into *@path, its directory index
  * into *@dir (when asked for).
  */
-static bool read_entry(struct cur *c, const struct dwline_secs *s, const struct header *h,
+static bool read_entry(struct dwcur *c, const struct dwline_secs *s, const struct header *h,
 		       const struct format *fmt, const char **path, u64 *dir)
 {
 	struct field f;
@@ -254,7 +161,7 @@ static bool read_entry(struct cur *c, const struct dwline_secs *s, const struct 
 }
 
 /* The directory and file tables of DWARF 5; files indexed from 0. */
-static bool read_tables_v5(struct cur *c, const struct dwline_secs *s, const struct header *h,
+static bool read_tables_v5(struct dwcur *c, const struct dwline_secs *s, const struct header *h,
 			   struct dwline *t)
 {
 	struct format *fmt = xmalloc(sizeof(*fmt));
@@ -264,7 +171,7 @@ static bool read_tables_v5(struct cur *c, const struct dwline_secs *s, const str
 
 	if (!read_format(c, fmt))
 		goto out;
-	nr_dirs = get_uleb(c);
+	nr_dirs = dw_uleb(c);
 	/* an entry takes a byte at least: more than the bytes left is not DWARF */
 	if (c->bad || (nr_dirs && !fmt->n) || nr_dirs > (u64)(c->end - c->p))
 		goto out;
@@ -275,7 +182,7 @@ static bool read_tables_v5(struct cur *c, const struct dwline_secs *s, const str
 	}
 	if (!read_format(c, fmt))
 		goto out;
-	nr_files = get_uleb(c);
+	nr_files = dw_uleb(c);
 	if (c->bad || (nr_files && !fmt->n) || nr_files > (u64)(c->end - c->p))
 		goto out;
 	if (!nr_files)
@@ -292,56 +199,56 @@ out:
 }
 
 /* The directory and file tables before DWARF 5; directory 0 is @comp_dir, file 0 none. */
-static bool read_tables_v4(struct cur *c, const char *comp_dir, struct dwline *t)
+static bool read_tables_v4(struct dwcur *c, const char *comp_dir, struct dwline *t)
 {
 	const char *name;
 	u64 dir;
 
 	VEC_GROW(t->dirs, t->nr_dirs, t->alloc_dirs);
 	t->dirs[t->nr_dirs++] = comp_dir;
-	while (need(c, 1) && *c->p) {
-		name = get_str(c);
+	while (dw_need(c, 1) && *c->p) {
+		name = dw_str(c);
 		VEC_GROW(t->dirs, t->nr_dirs, t->alloc_dirs);
 		t->dirs[t->nr_dirs++] = name;
 	}
-	get_u8(c);
+	dw_u8(c);
 	add_file(t, NULL, "???");
-	while (need(c, 1) && *c->p) {
-		name = get_str(c);
-		dir = get_uleb(c);
-		get_uleb(c); /* mtime */
-		get_uleb(c); /* length */
+	while (dw_need(c, 1) && *c->p) {
+		name = dw_str(c);
+		dir = dw_uleb(c);
+		dw_uleb(c); /* mtime */
+		dw_uleb(c); /* length */
 		if (c->bad || dir >= t->nr_dirs)
 			return false;
 		add_file(t, t->dirs[dir], name);
 	}
-	get_u8(c);
+	dw_u8(c);
 	return !c->bad;
 }
 
 /* The header at @c (the unit's length read); @c ends up at the file tables. */
-static bool read_header(struct cur *c, u32 addr_size, struct header *h)
+static bool read_header(struct dwcur *c, u32 addr_size, struct header *h)
 {
 	u64 hlen;
 
-	h->version = get_uint(c, 2);
+	h->version = dw_uint(c, 2);
 	if (c->bad || h->version < 2 || h->version > 5)
 		return false;
-	if (h->version >= 5 && (get_u8(c) != addr_size || get_u8(c) != 0))
+	if (h->version >= 5 && (dw_u8(c) != addr_size || dw_u8(c) != 0))
 		return false; /* address size, segment selector size */
-	hlen = get_uint(c, h->offset_size);
+	hlen = dw_uint(c, h->offset_size);
 	if (c->bad || hlen > (u64)(c->end - c->p))
 		return false;
 	h->prog = c->p + hlen;
 	h->prog_end = c->end;
 	c->end = h->prog; /* the tables end where the program begins */
-	h->min_insn = get_u8(c);
-	h->max_ops = h->version >= 4 ? get_u8(c) : 1;
-	h->default_stmt = get_u8(c);
-	h->line_base = (int8_t)get_u8(c);
-	h->line_range = get_u8(c);
-	h->opcode_base = get_u8(c);
-	if (c->bad || !h->max_ops || !h->opcode_base || !need(c, h->opcode_base - 1))
+	h->min_insn = dw_u8(c);
+	h->max_ops = h->version >= 4 ? dw_u8(c) : 1;
+	h->default_stmt = dw_u8(c);
+	h->line_base = (int8_t)dw_u8(c);
+	h->line_range = dw_u8(c);
+	h->opcode_base = dw_u8(c);
+	if (c->bad || !h->max_ops || !h->opcode_base || !dw_need(c, h->opcode_base - 1))
 		return false;
 	h->opcode_lengths = c->p;
 	c->p += h->opcode_base - 1;
@@ -353,7 +260,7 @@ struct regs {
 	u64 addr;
 	u64 op_index;
 	u64 file;
-	s64 line;
+	u64 line; /* wraps as the program says: checked when a row is made */
 };
 
 static void reset(struct regs *r)
@@ -379,16 +286,16 @@ static inline void push_row(struct dwline *t, u64 addr, u32 file, u32 line, bool
 /* A row, refused (corrupt) where libdw's fields would not hold it. */
 static bool emit(struct dwline *t, const struct regs *r, bool end)
 {
-	if (r->line < 0 || r->line > INT32_MAX || r->file > UINT32_MAX || t->nr_rows >= UINT32_MAX)
+	if (r->line > INT32_MAX || r->file > UINT32_MAX || t->nr_rows >= UINT32_MAX)
 		return false;
 	push_row(t, r->addr, r->file, r->line, end);
 	return true;
 }
 
 /* An extended opcode (after its 0); false when corrupt. */
-static bool extended(struct cur *c, u32 addr_size, struct dwline *t, struct regs *r)
+static bool extended(struct dwcur *c, u32 addr_size, struct dwline *t, struct regs *r)
 {
-	u64 len = get_uleb(c);
+	u64 len = dw_uleb(c);
 	const u8 *next;
 	const char *name;
 	u64 dir;
@@ -397,7 +304,7 @@ static bool extended(struct cur *c, u32 addr_size, struct dwline *t, struct regs
 	if (c->bad || !len || len > (u64)(c->end - c->p))
 		return false;
 	next = c->p + len;
-	op = get_u8(c);
+	op = dw_u8(c);
 	switch (op) {
 	case DW_LNE_end_sequence:
 		if (!emit(t, r, true))
@@ -407,12 +314,12 @@ static bool extended(struct cur *c, u32 addr_size, struct dwline *t, struct regs
 	case DW_LNE_set_address:
 		if (len - 1 != addr_size)
 			return false;
-		r->addr = get_uint(c, addr_size);
+		r->addr = dw_uint(c, addr_size);
 		r->op_index = 0;
 		break;
 	case DW_LNE_define_file:
-		name = get_str(c);
-		dir = get_uleb(c);
+		name = dw_str(c);
+		dir = dw_uleb(c);
 		if (c->bad || dir >= t->nr_dirs)
 			return false;
 		add_file(t, t->dirs[dir], name);
@@ -427,7 +334,7 @@ static bool extended(struct cur *c, u32 addr_size, struct dwline *t, struct regs
 }
 
 /* A standard opcode; false when corrupt. */
-static bool standard(struct cur *c, const struct header *h, struct dwline *t, struct regs *r,
+static bool standard(struct dwcur *c, const struct header *h, struct dwline *t, struct regs *r,
 		     u8 op)
 {
 	u32 i;
@@ -436,13 +343,13 @@ static bool standard(struct cur *c, const struct header *h, struct dwline *t, st
 	case DW_LNS_copy:
 		return emit(t, r, false);
 	case DW_LNS_advance_pc:
-		advance(h, r, get_uleb(c));
+		advance(h, r, dw_uleb(c));
 		break;
 	case DW_LNS_advance_line:
-		r->line += get_sleb(c);
+		r->line += (u64)dw_sleb(c);
 		break;
 	case DW_LNS_set_file:
-		r->file = get_uleb(c);
+		r->file = dw_uleb(c);
 		break;
 	case DW_LNS_const_add_pc:
 		if (!h->line_range)
@@ -450,7 +357,7 @@ static bool standard(struct cur *c, const struct header *h, struct dwline *t, st
 		advance(h, r, (255 - h->opcode_base) / h->line_range);
 		break;
 	case DW_LNS_fixed_advance_pc:
-		r->addr += get_uint(c, 2);
+		r->addr += dw_uint(c, 2);
 		r->op_index = 0;
 		break;
 	case DW_LNS_set_column:
@@ -462,26 +369,26 @@ static bool standard(struct cur *c, const struct header *h, struct dwline *t, st
 	default:
 		/* what rows do not keep: skip the operands the header declares */
 		for (i = 0; i < h->opcode_lengths[op - 1]; i++)
-			get_uleb(c);
+			dw_uleb(c);
 		break;
 	}
 	return !c->bad;
 }
 
 /* The program: each step consumes a byte at least, so it ends with the section. */
-static bool run(struct cur *c, const struct header *h, u32 addr_size, struct dwline *t)
+static bool run(struct dwcur *c, const struct header *h, u32 addr_size, struct dwline *t)
 {
 	struct regs r;
 	u8 op;
 
 	reset(&r);
 	while (c->p < c->end) {
-		op = get_u8(c);
+		op = dw_u8(c);
 		if (op >= h->opcode_base) {
 			if (!h->line_range)
 				return false;
 			op -= h->opcode_base;
-			r.line += h->line_base + op % h->line_range;
+			r.line += (u64)(s64)(h->line_base + op % h->line_range);
 			advance(h, &r, op / h->line_range);
 			if (!emit(t, &r, false))
 				return false;
@@ -510,7 +417,7 @@ static bool lengths_sane(const struct header *h)
 bool dwline_read(const struct dwline_secs *s, u64 off, u32 addr_size, const char *comp_dir,
 		 struct dwline *t)
 {
-	struct cur c = { .big = s->big_endian };
+	struct dwcur c = { .big = s->big_endian };
 	struct header h = { .offset_size = 4 };
 	u64 len;
 
@@ -518,9 +425,9 @@ bool dwline_read(const struct dwline_secs *s, u64 off, u32 addr_size, const char
 		return false;
 	c.p = s->line + off;
 	c.end = s->line + s->line_size;
-	len = get_uint(&c, 4);
+	len = dw_uint(&c, 4);
 	if (len == 0xffffffff) {
-		len = get_uint(&c, 8);
+		len = dw_uint(&c, 8);
 		h.offset_size = 8;
 	}
 	if (c.bad || len > (u64)(c.end - c.p))
@@ -534,6 +441,11 @@ bool dwline_read(const struct dwline_secs *s, u64 off, u32 addr_size, const char
 		return false; /* the tables end exactly where the header says */
 	c.p = h.prog;
 	c.end = h.prog_end;
+	/* rows take 2 to 3 bytes each in compilers' programs: grow once or twice, not 15 times */
+	if (!t->alloc_rows && (size_t)(c.end - c.p) / 4 > 16) {
+		t->alloc_rows = (c.end - c.p) / 4;
+		t->rows = xmalloc(t->alloc_rows * sizeof(*t->rows));
+	}
 	if (!run(&c, &h, addr_size, t))
 		return false;
 	dwline_sort(t);

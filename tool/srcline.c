@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "dwline.h"
+#include "dwscan.h"
 #include "srcline.h"
 
 /* Bounds no real unit reaches; beyond them the DWARF is taken as hostile. */
@@ -52,6 +53,12 @@ struct fn_tree {
 
 struct unit {
 	Dwarf_Off off; /* of the unit's DIE */
+	Dwarf_Off hdr; /* of its header */
+	Dwarf_Off next; /* the next unit's header */
+	Dwarf_Off abbrev_off;
+	Dwarf_Half version;
+	u8 addr_size;
+	u8 offset_size;
 	Dwarf_Die die;
 	bool loaded;
 	bool ok;
@@ -97,6 +104,10 @@ struct dso_dwarf {
 	bool borrowed; /* dw belongs to libdwfl (dso_use_dwarf) */
 	bool have_secs; /* secs looked up */
 	struct dwline_secs secs; /* what line programs read, in dw's Elf */
+	const u8 *info; /* .debug_info and .debug_abbrev, for dwscan.c */
+	size_t info_size;
+	const u8 *abbrev;
+	size_t abbrev_size;
 	bool broken; /* warned once: symbols only from now on */
 };
 
@@ -182,19 +193,23 @@ static int unit_range_cmp(const void *a, const void *b, void *arg)
  */
 static bool read_units(struct dso *d, struct dso_dwarf *dd)
 {
-	Dwarf_Off off = 0, next;
+	Dwarf_Off off = 0, next, abbrev_off;
+	Dwarf_Half version;
+	u8 addr_size, offset_size;
 	size_t hsize;
 	int ret;
 
-	while ((ret = dwarf_next_unit(dd->dw, off, &next, &hsize, NULL, NULL, NULL, NULL, NULL,
-				      NULL)) == 0) {
+	while ((ret = dwarf_next_unit(dd->dw, off, &next, &hsize, &version, &abbrev_off,
+				      &addr_size, &offset_size, NULL, NULL)) == 0) {
 		if (next <= off || dd->nr_units >= MAX_UNITS) {
 			dwarf_broken(d, dd, "bad unit headers in .debug_info");
 			return false;
 		}
 		VEC_GROW(dd->units, dd->nr_units, dd->alloc_units);
-		memset(&dd->units[dd->nr_units], 0, sizeof(dd->units[0]));
-		dd->units[dd->nr_units++].off = off + hsize;
+		dd->units[dd->nr_units++] = (struct unit){
+			.off = off + hsize, .hdr = off, .next = next, .abbrev_off = abbrev_off,
+			.version = version, .addr_size = addr_size, .offset_size = offset_size,
+		};
 		off = next;
 	}
 	if (ret < 0) {
@@ -514,6 +529,8 @@ static void find_secs(struct dso_dwarf *dd)
 	s->line = sec_data(elf, shstrndx, ".debug_line", &s->line_size);
 	s->str = sec_data(elf, shstrndx, ".debug_str", &s->str_size);
 	s->line_str = sec_data(elf, shstrndx, ".debug_line_str", &s->line_str_size);
+	dd->info = sec_data(elf, shstrndx, ".debug_info", &dd->info_size);
+	dd->abbrev = sec_data(elf, shstrndx, ".debug_abbrev", &dd->abbrev_size);
 }
 
 /*
@@ -611,13 +628,55 @@ static void index_funcs(struct unit *u)
 	iv_build(&u->index, u->funcs, u->nr_funcs, sizeof(*u->funcs));
 }
 
+/*
+ * The unit's functions: their DIEs found by dwscan.c, their ranges read
+ * through libdw; where the scan cannot tell (or a .ko's relocated DWARF),
+ * the walk through libdw, which judges corrupt entries.
+ */
+static bool unit_funcs(struct dso_dwarf *dd, struct unit *u)
+{
+	struct dwscan_unit su;
+	u64 *offs = NULL;
+	u32 nr, i;
+
+	if (dd->borrowed)
+		return walk(u, NULL, &u->die, IV_NONE, 0);
+	if (!dd->have_secs)
+		find_secs(dd);
+	su = (struct dwscan_unit){
+		.info = dd->info, .info_size = dd->info_size,
+		.abbrev = dd->abbrev, .abbrev_size = dd->abbrev_size,
+		.start = u->hdr, .die = u->off, .end = u->next, .abbrev_off = u->abbrev_off,
+		.version = u->version, .addr_size = u->addr_size, .offset_size = u->offset_size,
+		.big_endian = dd->secs.big_endian,
+	};
+	if (dwscan_funcs(&su, &offs, &nr) && nr < MAX_UNIT_NODES) {
+		for (i = 0; i < nr; i++) {
+			Dwarf_Die die;
+
+			if (!dwarf_offdie(dd->dw, offs[i], &die) ||
+			    dwarf_tag(&die) != DW_TAG_subprogram)
+				break;
+			add_func(u, &die);
+		}
+		if (i == nr) {
+			free(offs);
+			return true;
+		}
+		u->nr_funcs = 0; /* libdw disagrees: its walk decides */
+		u->nr_nodes = 0;
+	}
+	free(offs);
+	return walk(u, NULL, &u->die, IV_NONE, 0);
+}
+
 /* The unit's functions and line table, the first time an address falls in it. */
 static bool load_unit(struct dso *d, struct dso_dwarf *dd, struct unit *u)
 {
 	if (u->loaded)
 		return u->ok;
 	u->loaded = true;
-	if (!walk(u, NULL, &u->die, IV_NONE, 0)) {
+	if (!unit_funcs(dd, u)) {
 		dwarf_broken(d, dd, "corrupt function entries in .debug_info");
 		return u->ok = false;
 	}

@@ -17,7 +17,8 @@
  * an instance its name and call site.  Lookups are then binary searches
  * (interval.h), never a walk of DIEs per address.  Line programs are
  * decoded by dwline.h, which gives libdw's table at a fraction of its
- * cost; libdwfl's relocated DWARF of a .ko goes through libdw.
+ * cost, and a unit's functions found by dwscan.h; libdwfl's relocated
+ * DWARF of a .ko goes through libdw for both.
  *
  * DWARF comes from the binary itself or from its separate debug file
  * (debug.h).  A file whose DWARF cannot be read gets one warning naming it

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test_dwline - cycread's .debug_line decoder: on fixtures built now (C
+ * test_dwline - cycread's own DWARF readers.  dwscan: on the same files,
+ * every unit's functions with code found at the DIEs libdw's walk finds;
+ * every cut of a unit and many corruptions of it scanned or refused
+ * without reading out of bounds.  dwline, the .debug_line decoder: on
+ * fixtures built now (C
  * with inline functions, DWARF 5 and 4, C++, a zlib-compressed copy) and
  * on this program (cycread's sources: many units),
  * every unit's table equal row by row to libdw's (address, end of
@@ -19,9 +23,12 @@
 #include "fixtures.h"
 #include "tap.h"
 #include "../dwline.h"
+#include "../dwscan.h"
 
 struct cmp_stats {
 	u32 units;
+	u32 scan_differ;
+	u64 funcs;
 	u64 rows;
 	u64 files;
 	u32 differ;
@@ -112,13 +119,89 @@ out:
 	return same;
 }
 
+/* What srcline.c's walk adds: subprograms with code, namespaces and modules entered. */
+static void ref_funcs(Dwarf_Die *scope, u64 **offs, u32 *nr, u32 *alloc)
+{
+	Dwarf_Die c;
+
+	if (dwarf_child(scope, &c))
+		return;
+	do {
+		int tag = dwarf_tag(&c);
+
+		if (tag == DW_TAG_subprogram &&
+		    (dwarf_hasattr(&c, DW_AT_low_pc) || dwarf_hasattr(&c, DW_AT_ranges))) {
+			VEC_GROW(*offs, *nr, *alloc);
+			(*offs)[(*nr)++] = dwarf_dieoffset(&c);
+		} else if (tag == DW_TAG_namespace || tag == DW_TAG_module) {
+			ref_funcs(&c, offs, nr, alloc);
+		}
+	} while (!dwarf_siblingof(&c, &c));
+}
+
+static bool compare_scan(Dwarf_Die *cu, const struct dwscan_unit *su, struct cmp_stats *st)
+{
+	u64 *ours = NULL, *ref = NULL;
+	u32 nr = 0, nr_ref = 0, alloc = 0;
+	bool same;
+
+	ref_funcs(cu, &ref, &nr_ref, &alloc);
+	same = dwscan_funcs(su, &ours, &nr) && nr == nr_ref &&
+	       (!nr || !memcmp(ours, ref, nr * sizeof(*ours)));
+	if (!same)
+		printf("#   unit at 0x%llx: %u functions scanned, libdw %u\n",
+		       (unsigned long long)su->die, nr, nr_ref);
+	st->funcs += nr_ref;
+	free(ours);
+	free(ref);
+	return same;
+}
+
+/*
+ * @su's unit cut at every byte and with bytes replaced: scanned or
+ * refused, never read beyond its bytes (a heap copy: ASan sees).
+ */
+static bool scan_hostile(const struct dwscan_unit *su)
+{
+	static const u8 vals[] = { 0x00, 0x7f, 0x80, 0xff };
+	size_t len = su->end - su->start, i, k, step = len / 512 + 1;
+	u8 *copy = xmalloc(len);
+	struct dwscan_unit h = *su;
+	u64 *offs;
+	u32 nr;
+
+	h.info = copy;
+	h.info_size = len;
+	h.die = su->die - su->start;
+	h.start = 0;
+	for (i = h.die; i <= len; i += step) {
+		memcpy(copy, su->info + su->start, len);
+		h.end = i;
+		if (dwscan_funcs(&h, &offs, &nr))
+			free(offs);
+	}
+	h.end = len;
+	for (i = h.die; i < len; i += step)
+		for (k = 0; k < ARRAY_SIZE(vals); k++) {
+			memcpy(copy, su->info + su->start, len);
+			copy[i] = vals[k];
+			if (dwscan_funcs(&h, &offs, &nr))
+				free(offs);
+		}
+	free(copy);
+	return true;
+}
+
 /* Every unit of @bin: the decoder's table against libdw's. */
 static void compare_libdw(const char *bin, const char *what)
 {
 	struct cmp_stats st = { 0 };
 	struct dwline_secs s = { 0 };
-	Dwarf_Off off = 0, next;
-	size_t hsize;
+	Dwarf_Off off = 0, next, abbrev_off;
+	const u8 *info, *abbrev;
+	size_t hsize, info_size = 0, abbrev_size = 0;
+	Dwarf_Half version;
+	u8 asize, osize;
 	Dwarf *dw;
 	Elf *elf;
 	int fd;
@@ -134,18 +217,33 @@ static void compare_libdw(const char *bin, const char *what)
 	s.line = section(elf, ".debug_line", &s.line_size);
 	s.str = section(elf, ".debug_str", &s.str_size);
 	s.line_str = section(elf, ".debug_line_str", &s.line_str_size);
-	while (!dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL)) {
+	info = section(elf, ".debug_info", &info_size);
+	abbrev = section(elf, ".debug_abbrev", &abbrev_size);
+	while (!dwarf_next_unit(dw, off, &next, &hsize, &version, &abbrev_off, &asize, &osize, NULL,
+				NULL)) {
+		struct dwscan_unit su = {
+			.info = info, .info_size = info_size, .abbrev = abbrev,
+			.abbrev_size = abbrev_size, .start = off, .die = off + hsize, .end = next,
+			.abbrev_off = abbrev_off, .version = version, .addr_size = asize,
+			.offset_size = osize,
+		};
 		Dwarf_Die cu;
 
 		if (dwarf_offdie(dw, off + hsize, &cu)) {
 			st.units++;
 			st.differ += !compare_unit(&cu, &s, &st);
+			st.scan_differ += !compare_scan(&cu, &su, &st);
+			if (st.units == 1)
+				scan_hostile(&su);
 		}
 		off = next;
 	}
 	ok(st.units && st.rows > 50 && !st.differ,
 	   "%s: %u units, %llu rows and %llu files as libdw reads them, %u units differ", what,
 	   st.units, (unsigned long long)st.rows, (unsigned long long)st.files, st.differ);
+	ok(st.units && st.funcs >= 3 && !st.scan_differ,
+	   "%s: the scan finds the %llu functions libdw's walk finds, %u units differ", what,
+	   (unsigned long long)st.funcs, st.scan_differ);
 	dwarf_end(dw);
 out:
 	if (elf)

@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Reading DWARF's encodings from a byte range (dwline.c, dwscan.c): fixed
+ * size integers in the file's byte order, LEB128s, strings.  A read past
+ * the end marks the cursor bad, moves it to the end and yields 0, so a
+ * caller checks once after a group of reads.
+ */
+#ifndef CYCREAD_DWREAD_H
+#define CYCREAD_DWREAD_H
+
+#include <string.h>
+
+#include "util.h"
+
+/* A cursor over bytes: a read past the end marks it bad and yields 0. */
+struct dwcur {
+	const u8 *p;
+	const u8 *end;
+	bool big;
+	bool bad;
+};
+
+static inline bool dw_need(struct dwcur *c, size_t n)
+{
+	if (c->bad || (size_t)(c->end - c->p) < n) {
+		c->bad = true;
+		c->p = c->end;
+		return false;
+	}
+	return true;
+}
+
+static inline u64 dw_uint(struct dwcur *c, u32 n)
+{
+	u64 v = 0;
+	u32 i;
+
+	if (!dw_need(c, n))
+		return 0;
+	for (i = 0; i < n; i++)
+		v |= (u64)c->p[c->big ? n - 1 - i : i] << (8 * i);
+	c->p += n;
+	return v;
+}
+
+static inline u8 dw_u8(struct dwcur *c)
+{
+	return dw_uint(c, 1);
+}
+
+/* Bits past 64 are dropped, as any reader of real DWARF does. */
+static inline u64 dw_uleb(struct dwcur *c)
+{
+	u64 v = 0;
+	u32 shift = 0;
+	u8 b;
+
+	if (c->p < c->end && !(*c->p & 0x80))
+		return *c->p++; /* most are one byte */
+	do {
+		if (!dw_need(c, 1))
+			return 0;
+		b = *c->p++;
+		if (shift < 64)
+			v |= (u64)(b & 0x7f) << shift;
+		shift += 7;
+	} while (b & 0x80);
+	return v;
+}
+
+static inline s64 dw_sleb(struct dwcur *c)
+{
+	u64 v = 0;
+	u32 shift = 0;
+	u8 b;
+
+	do {
+		if (!dw_need(c, 1))
+			return 0;
+		b = *c->p++;
+		if (shift < 64)
+			v |= (u64)(b & 0x7f) << shift;
+		shift += 7;
+	} while (b & 0x80);
+	if (shift < 64 && (b & 0x40))
+		v |= ~0ULL << shift;
+	return (s64)v;
+}
+
+/* A NUL-terminated string inside the cursor's bytes; NULL when unterminated. */
+static inline const char *dw_str(struct dwcur *c)
+{
+	const u8 *nul;
+	const char *s;
+
+	if (!dw_need(c, 1))
+		return NULL;
+	nul = memchr(c->p, 0, c->end - c->p);
+	if (!nul) {
+		c->bad = true;
+		c->p = c->end;
+		return NULL;
+	}
+	s = (const char *)c->p;
+	c->p = nul + 1;
+	return s;
+}
+
+#endif /* CYCREAD_DWREAD_H */
