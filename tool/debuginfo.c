@@ -202,12 +202,13 @@ bool debug_file_find(struct dso *d, const struct dso_search *s, struct debug_fil
 	return found;
 }
 
-static const void *section_bytes(Elf *elf, const char *name, size_t *size)
+const void *elf_section_bytes(void *elfp, const char *name, bool raw, size_t *size)
 {
+	Elf *elf = elfp;
 	Elf_Scn *scn = NULL;
 	size_t shstrndx;
 
-	if (elf_getshdrstrndx(elf, &shstrndx))
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx))
 		return NULL;
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
@@ -217,9 +218,10 @@ static const void *section_bytes(Elf *elf, const char *name, size_t *size)
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS)
 			continue;
 		n = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (!n || strcmp(n, name))
+		/* ".debug_line" is also found as GNU's compressed ".zdebug_line" */
+		if (!n || (strcmp(n, name) && (strncmp(n, ".z", 2) || strcmp(n + 2, name + 1))))
 			continue;
-		data = elf_rawdata(scn, NULL);
+		data = raw ? elf_rawdata(scn, NULL) : elf_getdata(scn, NULL);
 		if (!data || !data->d_buf)
 			return NULL;
 		*size = data->d_size;
@@ -238,7 +240,7 @@ void *debug_minidebuginfo(struct dso *d, size_t *size)
 
 	if (!d->elf)
 		return NULL;
-	in = section_bytes(d->elf, ".gnu_debugdata", &in_size);
+	in = elf_section_bytes(d->elf, ".gnu_debugdata", true, &in_size);
 	if (!in)
 		return NULL;
 	if (lzma_stream_decoder(&strm, MINIDEBUG_MAX_BYTES, 0) != LZMA_OK)

@@ -37,6 +37,14 @@ struct debug_file {
 bool debug_file_find(struct dso *d, const struct dso_search *s, struct debug_file *out);
 
 /*
+ * The bytes of PROGBITS section @name of the libelf Elf @elf (a .debug_
+ * name also matches its .zdebug_ form): as stored when @raw, else as
+ * libelf gives them (inflated, once libdw has opened the file).  NULL
+ * when there is none.
+ */
+const void *elf_section_bytes(void *elf, const char *name, bool raw, size_t *size);
+
+/*
  * The ELF image inside @d's .gnu_debugdata (malloc()ed, *size bytes), or
  * NULL: no such section, or (with a -v message) one that does not unpack.
  */

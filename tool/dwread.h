@@ -48,41 +48,47 @@ static inline u8 dw_u8(struct dwcur *c)
 	return dw_uint(c, 1);
 }
 
-/* Bits past 64 are dropped, as any reader of real DWARF does. */
-static inline u64 dw_uleb(struct dwcur *c)
+/*
+ * A LEB128's bits (past 64 dropped, as any reader of real DWARF does), its
+ * width in bits into *@shift and its last byte into *@last.
+ */
+static inline u64 dw_leb(struct dwcur *c, u32 *shift, u8 *last)
 {
 	u64 v = 0;
-	u32 shift = 0;
 	u8 b;
+
+	*shift = 0;
+	do {
+		if (!dw_need(c, 1)) {
+			*last = 0;
+			return 0;
+		}
+		b = *c->p++;
+		if (*shift < 64)
+			v |= (u64)(b & 0x7f) << *shift;
+		*shift += 7;
+	} while (b & 0x80);
+	*last = b;
+	return v;
+}
+
+static inline u64 dw_uleb(struct dwcur *c)
+{
+	u32 shift;
+	u8 last;
 
 	if (c->p < c->end && !(*c->p & 0x80))
 		return *c->p++; /* most are one byte */
-	do {
-		if (!dw_need(c, 1))
-			return 0;
-		b = *c->p++;
-		if (shift < 64)
-			v |= (u64)(b & 0x7f) << shift;
-		shift += 7;
-	} while (b & 0x80);
-	return v;
+	return dw_leb(c, &shift, &last);
 }
 
 static inline s64 dw_sleb(struct dwcur *c)
 {
-	u64 v = 0;
-	u32 shift = 0;
-	u8 b;
+	u32 shift;
+	u8 last;
+	u64 v = dw_leb(c, &shift, &last);
 
-	do {
-		if (!dw_need(c, 1))
-			return 0;
-		b = *c->p++;
-		if (shift < 64)
-			v |= (u64)(b & 0x7f) << shift;
-		shift += 7;
-	} while (b & 0x80);
-	if (shift < 64 && (b & 0x40))
+	if (shift < 64 && (last & 0x40))
 		v |= ~0ULL << shift;
 	return (s64)v;
 }

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "debuginfo.h"
 #include "dwline.h"
 #include "dwscan.h"
 #include "srcline.h"
@@ -490,47 +491,23 @@ static int fn_range_cmp(const void *a, const void *b, void *arg)
 	return x->depth < y->depth ? -1 : x->depth > y->depth;
 }
 
-/* Section @name (or its .zdebug_ form) of @elf as libdw left it: inflated. */
-static const u8 *sec_data(Elf *elf, size_t shstrndx, const char *name, size_t *size)
-{
-	Elf_Scn *scn = NULL;
-
-	while ((scn = elf_nextscn(elf, scn))) {
-		const char *n;
-		Elf_Data *data;
-		GElf_Shdr sh;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
-			continue;
-		n = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (!n || (strcmp(n, name) && (strncmp(n, ".z", 2) || strcmp(n + 2, name + 1))))
-			continue;
-		data = elf_getdata(scn, NULL);
-		if (!data || !data->d_buf)
-			return NULL;
-		*size = data->d_size;
-		return data->d_buf;
-	}
-	return NULL;
-}
-
 static void find_secs(struct dso_dwarf *dd)
 {
 	Elf *elf = dwarf_getelf(dd->dw);
 	struct dwline_secs *s = &dd->secs;
-	size_t shstrndx;
 	char *ident;
 
 	dd->have_secs = true;
-	if (!elf || elf_getshdrstrndx(elf, &shstrndx))
+	if (!elf)
 		return;
+	/* after dwarf_begin_elf(): compressed sections are inflated in place */
 	ident = elf_getident(elf, NULL);
 	s->big_endian = ident && ident[EI_DATA] == ELFDATA2MSB;
-	s->line = sec_data(elf, shstrndx, ".debug_line", &s->line_size);
-	s->str = sec_data(elf, shstrndx, ".debug_str", &s->str_size);
-	s->line_str = sec_data(elf, shstrndx, ".debug_line_str", &s->line_str_size);
-	dd->info = sec_data(elf, shstrndx, ".debug_info", &dd->info_size);
-	dd->abbrev = sec_data(elf, shstrndx, ".debug_abbrev", &dd->abbrev_size);
+	s->line = elf_section_bytes(elf, ".debug_line", false, &s->line_size);
+	s->str = elf_section_bytes(elf, ".debug_str", false, &s->str_size);
+	s->line_str = elf_section_bytes(elf, ".debug_line_str", false, &s->line_str_size);
+	dd->info = elf_section_bytes(elf, ".debug_info", false, &dd->info_size);
+	dd->abbrev = elf_section_bytes(elf, ".debug_abbrev", false, &dd->abbrev_size);
 }
 
 /*

@@ -22,6 +22,7 @@
 
 #include "fixtures.h"
 #include "tap.h"
+#include "../debuginfo.h"
 #include "../dwline.h"
 #include "../dwscan.h"
 
@@ -36,22 +37,8 @@ struct cmp_stats {
 
 static const u8 *section(Elf *elf, const char *name, size_t *size)
 {
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
-
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return NULL;
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-
-		if (!gelf_getshdr(scn, &sh) || strcmp(elf_strptr(elf, shstrndx, sh.sh_name), name))
-			continue;
-		d = elf_getdata(scn, NULL);
-		*size = d ? d->d_size : 0;
-		return d ? d->d_buf : NULL;
-	}
-	return NULL;
+	*size = 0;
+	return elf_section_bytes(elf, name, false, size);
 }
 
 static bool same_str(const char *a, const char *b)
