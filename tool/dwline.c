@@ -71,9 +71,10 @@ static bool read_form(struct dwcur *c, const struct dwline_secs *s, u32 offset_s
 	case DW_FORM_data2:
 	case DW_FORM_data4:
 	case DW_FORM_data8:
-		f->num = dw_uint(c, form == DW_FORM_data1 ? 1 :
-				     form == DW_FORM_data2 ? 2 :
-				     form == DW_FORM_data4 ? 4 : 8);
+		f->num = dw_uint(c, form == DW_FORM_data1   ? 1
+				    : form == DW_FORM_data2 ? 2
+				    : form == DW_FORM_data4 ? 4
+							    : 8);
 		f->is_num = true;
 		break;
 	case DW_FORM_data16:
@@ -84,8 +85,10 @@ static bool read_form(struct dwcur *c, const struct dwline_secs *s, u32 offset_s
 	case DW_FORM_block1:
 	case DW_FORM_block2:
 	case DW_FORM_block4: {
-		u64 n = form == DW_FORM_block ? dw_uleb(c) :
-			dw_uint(c, form == DW_FORM_block1 ? 1 : form == DW_FORM_block2 ? 2 : 4);
+		u64 n = form == DW_FORM_block ? dw_uleb(c)
+					      : dw_uint(c, form == DW_FORM_block1   ? 1
+							   : form == DW_FORM_block2 ? 2
+										    : 4);
 
 		if (n > (u64)(c->end - c->p))
 			c->bad = true;
@@ -103,17 +106,15 @@ static bool read_form(struct dwcur *c, const struct dwline_secs *s, u32 offset_s
 static void add_file(struct dwline *t, const char *dir, const char *name)
 {
 	VEC_GROW(t->files, t->nr_files, t->alloc_files);
-	t->files[t->nr_files++] = (struct dwline_file){
-		.dir = name[0] == '/' ? NULL : dir, .name = name
-	};
+	t->files[t->nr_files++] =
+		(struct dwline_file){ .dir = name[0] == '/' ? NULL : dir, .name = name };
 }
 
 void dwline_add_file(struct dwline *t, const char *name)
 {
 	VEC_GROW(t->files, t->nr_files, t->alloc_files);
-	t->files[t->nr_files++] = (struct dwline_file){
-		.name = name ? xstrdup(name) : NULL, .owned = true
-	};
+	t->files[t->nr_files++] =
+		(struct dwline_file){ .name = name ? xstrdup(name) : NULL, .owned = true };
 }
 
 /* An entry format of DWARF 5: up to 255 (type, form) pairs. */

@@ -143,12 +143,13 @@ static bool read_abbrevs(struct scan *s)
 			a->has_pc = a->has_pc || name == DW_AT_low_pc || name == DW_AT_ranges;
 			a->sibling = a->sibling || name == DW_AT_sibling;
 			VEC_GROW(s->specs, s->nr_specs, s->alloc_specs);
-			s->specs[s->nr_specs] = (struct spec){
-				.name = name, .form = form, .size = form_size(u, form)
-			};
+			s->specs[s->nr_specs] = (struct spec){ .name = name,
+							       .form = form,
+							       .size = form_size(u, form) };
 			if (a->size != VAR)
-				a->size = s->specs[s->nr_specs].size == VAR ?
-						  VAR : a->size + s->specs[s->nr_specs].size;
+				a->size = s->specs[s->nr_specs].size == VAR
+						  ? VAR
+						  : a->size + s->specs[s->nr_specs].size;
 			s->nr_specs++;
 			a->nr++;
 		}
@@ -186,9 +187,10 @@ static bool skip_form(struct dwcur *c, const struct dwscan_unit *u, u64 form, bo
 	case DW_FORM_block4:
 	case DW_FORM_block:
 	case DW_FORM_exprloc: {
-		u64 len = form == DW_FORM_block1 ? dw_u8(c) :
-			  form == DW_FORM_block2 ? dw_uint(c, 2) :
-			  form == DW_FORM_block4 ? dw_uint(c, 4) : dw_uleb(c);
+		u64 len = form == DW_FORM_block1   ? dw_u8(c)
+			  : form == DW_FORM_block2 ? dw_uint(c, 2)
+			  : form == DW_FORM_block4 ? dw_uint(c, 4)
+						   : dw_uleb(c);
 
 		if (c->bad || len > (u64)(c->end - c->p))
 			return false;

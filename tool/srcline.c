@@ -200,16 +200,21 @@ static bool read_units(struct dso *d, struct dso_dwarf *dd)
 	size_t hsize;
 	int ret;
 
-	while ((ret = dwarf_next_unit(dd->dw, off, &next, &hsize, &version, &abbrev_off,
-				      &addr_size, &offset_size, NULL, NULL)) == 0) {
+	while ((ret = dwarf_next_unit(dd->dw, off, &next, &hsize, &version, &abbrev_off, &addr_size,
+				      &offset_size, NULL, NULL)) == 0) {
 		if (next <= off || dd->nr_units >= MAX_UNITS) {
 			dwarf_broken(d, dd, "bad unit headers in .debug_info");
 			return false;
 		}
 		VEC_GROW(dd->units, dd->nr_units, dd->alloc_units);
 		dd->units[dd->nr_units++] = (struct unit){
-			.off = off + hsize, .hdr = off, .next = next, .abbrev_off = abbrev_off,
-			.version = version, .addr_size = addr_size, .offset_size = offset_size,
+			.off = off + hsize,
+			.hdr = off,
+			.next = next,
+			.abbrev_off = abbrev_off,
+			.version = version,
+			.addr_size = addr_size,
+			.offset_size = offset_size,
 		};
 		off = next;
 	}
@@ -621,10 +626,17 @@ static bool unit_funcs(struct dso_dwarf *dd, struct unit *u)
 	if (!dd->have_secs)
 		find_secs(dd);
 	su = (struct dwscan_unit){
-		.info = dd->info, .info_size = dd->info_size,
-		.abbrev = dd->abbrev, .abbrev_size = dd->abbrev_size,
-		.start = u->hdr, .die = u->off, .end = u->next, .abbrev_off = u->abbrev_off,
-		.version = u->version, .addr_size = u->addr_size, .offset_size = u->offset_size,
+		.info = dd->info,
+		.info_size = dd->info_size,
+		.abbrev = dd->abbrev,
+		.abbrev_size = dd->abbrev_size,
+		.start = u->hdr,
+		.die = u->off,
+		.end = u->next,
+		.abbrev_off = u->abbrev_off,
+		.version = u->version,
+		.addr_size = u->addr_size,
+		.offset_size = u->offset_size,
 		.big_endian = dd->secs.big_endian,
 	};
 	if (dwscan_funcs(&su, &offs, &nr) && nr < MAX_UNIT_NODES) {

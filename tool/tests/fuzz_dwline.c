@@ -13,9 +13,12 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {
 	struct dwline_secs s = {
-		.line = data, .line_size = size,
-		.str = data, .str_size = size,
-		.line_str = data, .line_str_size = size,
+		.line = data,
+		.line_size = size,
+		.str = data,
+		.str_size = size,
+		.line_str = data,
+		.line_str_size = size,
 	};
 	static const u32 asize[] = { 8, 4 };
 	u32 i, f;

@@ -209,9 +209,16 @@ static void compare_libdw(const char *bin, const char *what)
 	while (!dwarf_next_unit(dw, off, &next, &hsize, &version, &abbrev_off, &asize, &osize, NULL,
 				NULL)) {
 		struct dwscan_unit su = {
-			.info = info, .info_size = info_size, .abbrev = abbrev,
-			.abbrev_size = abbrev_size, .start = off, .die = off + hsize, .end = next,
-			.abbrev_off = abbrev_off, .version = version, .addr_size = asize,
+			.info = info,
+			.info_size = info_size,
+			.abbrev = abbrev,
+			.abbrev_size = abbrev_size,
+			.start = off,
+			.die = off + hsize,
+			.end = next,
+			.abbrev_off = abbrev_off,
+			.version = version,
+			.addr_size = asize,
 			.offset_size = osize,
 		};
 		Dwarf_Die cu;
@@ -252,8 +259,8 @@ static void test_fixtures(void)
 		  "C, DWARF 4" },
 		{ "g++ -O2 -g -I%s/fixtures %s/fixtures/fx_cxx.cc -o dl_cxx", "dl_cxx", "C++" },
 		{ "gcc -O2 -g -I%s/fixtures %s/fixtures/fx_inline.c -o dl_z && "
-		  "objcopy --compress-debug-sections=zlib dl_z", "dl_z",
-		  "C, compressed debug sections" },
+		  "objcopy --compress-debug-sections=zlib dl_z",
+		  "dl_z", "C, compressed debug sections" },
 	};
 	u32 i;
 
@@ -475,9 +482,12 @@ static void program_v5(struct prog *p)
 static struct dwline_secs secs_of(const struct prog *p)
 {
 	return (struct dwline_secs){
-		.line = p->b, .line_size = p->n,
-		.str = str, .str_size = sizeof(str),
-		.line_str = line_str, .line_str_size = sizeof(line_str),
+		.line = p->b,
+		.line_size = p->n,
+		.str = str,
+		.str_size = sizeof(str),
+		.line_str = line_str,
+		.line_str_size = sizeof(line_str),
 	};
 }
 
@@ -492,13 +502,23 @@ static void at(struct dwline *t, u64 addr, char *buf, size_t size)
 		snprintf(buf, size, "-");
 }
 
+/* @got (a buffer of the test's, never NULL) is @want */
+static void is_buf(const char *got, const char *want, const char *what)
+{
+	bool same = !strcmp(got, want);
+
+	ok(same, "%s", what);
+	if (!same)
+		printf("#   got '%s', want '%s'\n", got, want);
+}
+
 static void check_lookups(const struct prog *p, const char *what, const char *b_h)
 {
-	static const u64 addrs[] = { 0xfff, 0x1000, 0x1fff, 0x2000, 0x2005,
+	static const u64 addrs[] = { 0xfff,  0x1000, 0x1fff, 0x2000, 0x2005,
 				     0x2008, 0x2fff, 0x3000, 0x3020, 0x3021 };
 	/* past 0x2008, A's row stays the answer: libdw sorts A's end before it */
 	const char *want[] = { "-", "/src/a.c:5", "/src/a.c:5", "/src/a.c:1", "/src/a.c:10",
-			       b_h, b_h, "/src/a.c:1", "/src/a.c:1", "-" };
+			       b_h, b_h,	  "/src/a.c:1", "/src/a.c:1", "-" };
 	struct dwline_secs s = secs_of(p);
 	struct dwline t = { 0 };
 	char got[256], all[2048] = "", exp[2048] = "";
@@ -512,7 +532,7 @@ static void check_lookups(const struct prog *p, const char *what, const char *b_
 		snprintf(exp + strlen(exp), sizeof(exp) - strlen(exp), "%llx=%s ",
 			 (unsigned long long)addrs[i], want[i]);
 	}
-	is_str(all, exp, "the row at each address, libdw's choice at ties");
+	is_buf(all, exp, "the row at each address, libdw's choice at ties");
 	is_u64(t.nr_rows, 8, "eight rows");
 	dwline_free(&t);
 }
@@ -554,11 +574,11 @@ static void test_overlap(void)
 	s = secs_of(&p);
 	ok(dwline_read(&s, 0, 8, NULL, &t), "overlapping sequences: decoded");
 	at(&t, 0x1006, got, sizeof(got));
-	is_str(got, "a.c:100", "0x1006: the inner sequence's row");
+	is_buf(got, "a.c:100", "0x1006: the inner sequence's row");
 	at(&t, 0x100a, got, sizeof(got));
-	is_str(got, "a.c:2", "0x100a: the outer sequence's second row");
+	is_buf(got, "a.c:2", "0x100a: the outer sequence's second row");
 	at(&t, 0x100d, got, sizeof(got));
-	is_str(got, "-", "0x100d: after the inner end, nothing (as libdw)");
+	is_buf(got, "-", "0x100d: after the inner end, nothing (as libdw)");
 	dwline_free(&t);
 }
 
@@ -613,8 +633,8 @@ static void test_hostile(const struct prog *orig, const char *what)
 			free(copy);
 		}
 	}
-	ok(bounded && refused > 0, "%s: %u corruptions, %u refused, no row beyond its bytes",
-	   what, runs, refused);
+	ok(bounded && refused > 0, "%s: %u corruptions, %u refused, no row beyond its bytes", what,
+	   runs, refused);
 }
 
 static void test_programs(void)
@@ -648,7 +668,8 @@ static void test_programs(void)
 	dwline_free(&t);
 	/* DWARF 5's address size differs from the unit's */
 	s = secs_of(&p5);
-	ok(!dwline_read(&s, 0, 4, NULL, &t), "DWARF 5 header's address size not the unit's: refused");
+	ok(!dwline_read(&s, 0, 4, NULL, &t),
+	   "DWARF 5 header's address size not the unit's: refused");
 	dwline_free(&t);
 }
 
