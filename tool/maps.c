@@ -460,6 +460,27 @@ static void attach_dso(struct maps *ms, struct map *m)
 		set_dso(m, d, why);
 }
 
+/*
+ * Is the file opened while recording still what it was then?  Rewritten
+ * in place since (same inode, other size or mtime), its ELF headers now
+ * describe other code than the process mapped: no dso rather than a wrong
+ * one.  Closes the descriptor when not.
+ */
+static bool pending_still_same(const struct maps_pending *e, const char **why)
+{
+	struct stat st;
+
+	if (fstat(e->fd, &st)) {
+		*why = strerror(errno);
+	} else if ((u64)st.st_size != e->size || mtime_ns(&st) != e->mtime_ns) {
+		*why = "file changed since it was mapped";
+	} else {
+		return true;
+	}
+	close(e->fd);
+	return false;
+}
+
 void maps_parse_pending(struct maps *ms)
 {
 	struct dso **d = xcalloc(ms->nr_pending + 1, sizeof(*d));
@@ -469,7 +490,9 @@ void maps_parse_pending(struct maps *ms)
 
 	for (i = 0; i < ms->nr_pending; i++) {
 		e = &ms->pending[i];
-		d[i] = maps_dso_from_fd(ms, e->fd, e->path, &why[i]);
+		d[i] = pending_still_same(e, &why[i])
+			       ? maps_dso_from_fd(ms, e->fd, e->path, &why[i])
+			       : NULL;
 		free(e->path);
 	}
 	for (i = 0; i < ms->nr_all; i++) {

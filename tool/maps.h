@@ -136,7 +136,8 @@ struct map *maps_add(struct maps *ms, const struct map *tmpl);
 
 /*
  * Parse the files opened while ms->defer_parse was set, give their
- * mappings their dso (or open_err), and clear defer_parse.
+ * mappings their dso (or open_err: also for a file whose size or mtime
+ * changed since it was opened), and clear defer_parse.
  */
 void maps_parse_pending(struct maps *ms);
 

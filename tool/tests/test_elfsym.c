@@ -937,6 +937,41 @@ static void test_vdso(void)
 	maps_free(&ms);
 }
 
+/*
+ * A file opened while recording and rewritten in place before the run
+ * ends (same inode, other size) is not parsed as if it were what the
+ * process mapped; an untouched one is.
+ */
+static void test_pending_rewritten(void)
+{
+	char *root = fx_path("pproc");
+	struct map *m, *k;
+	struct maps ms;
+
+	ok(!fx_sh("rm -rf pproc && mkdir -p pproc/300/map_files && cp libfx.so pproc/lib1.so && "
+		  "cp libfx.so pproc/lib2.so && "
+		  "ln -s $PWD/pproc/lib1.so pproc/300/map_files/7f0000000000-7f0000001000 && "
+		  "ln -s $PWD/pproc/lib2.so pproc/300/map_files/7f0000100000-7f0000101000 && "
+		  "printf '%%s\\n%%s\\n' "
+		  "'7f0000000000-7f0000001000 r-xp 00000000 00:00 1 /lib1.so' "
+		  "'7f0000100000-7f0000101000 r-xp 00000000 00:00 2 /lib2.so' > pproc/300/maps"),
+	   "a /proc with a process mapping two libraries");
+	maps_init(&ms, true);
+	ms.proc_root = root;
+	ms.defer_parse = true;
+	maps_read(&ms, 300, 0, NULL);
+	is_u64(ms.nr_pending, 2, "both wait to be parsed");
+	ok(!fx_sh("cat fx_pie > pproc/lib1.so"), "one is rewritten in place");
+	maps_parse_pending(&ms);
+	m = maps_find(&ms, 300, 0, 0x7f0000000000);
+	k = maps_find(&ms, 300, 0, 0x7f0000100000);
+	ok(m && !m->dso && m->open_err && strstr(m->open_err, "changed"),
+	   "the rewritten file gets no dso: %s", m && m->open_err ? m->open_err : "(none)");
+	ok(k && k->dso, "the untouched one is parsed");
+	maps_free(&ms);
+	free(root);
+}
+
 static void test_perfmap(void)
 {
 	char *path = fx_path("perf-4242.map");
@@ -1163,6 +1198,7 @@ int main(void)
 	test_cxx();
 	test_deleted();
 	test_vdso();
+	test_pending_rewritten();
 	test_perfmap();
 	test_kallsyms();
 	test_hostile();
