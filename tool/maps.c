@@ -16,6 +16,8 @@
 #define MAPS_MAX_BYTES (64U << 20)
 #define VDSO_MAX_BYTES (1U << 20)
 #define DELETED_SUFFIX " (deleted)"
+/* a [vdso] dso's inode: no file has it (dev 0 too) */
+#define MAPS_VDSO_INO UINT64_MAX
 
 void maps_init(struct maps *ms, bool live)
 {
@@ -34,6 +36,7 @@ void maps_free(struct maps *ms)
 	}
 	for (i = 0; i < ms->nr_procs; i++) {
 		free(ms->procs[i]->v);
+		free(ms->procs[i]->last_text);
 		iv_free(&ms->procs[i]->index);
 		u64map_free(&ms->procs[i]->known);
 		free(ms->procs[i]);
@@ -357,69 +360,98 @@ static int open_mapped_file(struct maps *ms, const struct map *m)
 	return open_regular(m->path);
 }
 
-/* Our own [vdso]: the same kernel gives every process of an ABI the same one. */
-static const void *own_vdso(u64 *size)
+/*
+ * A 64-bit task's [vdso] lies above 4 GiB; a 32-bit (compat, x32) task's
+ * below, and it is another image.  The kernel maps one image per ABI into
+ * every task, so two native mappings of one size are the same image.
+ */
+static bool vdso_native(const struct map *m)
+{
+	return sizeof(void *) == 8 && m->start >= 1ULL << 32;
+}
+
+/* Our own [vdso]: the image of every native task of this kernel. */
+static const void *own_vdso(u64 size)
 {
 	const void *base = (const void *)getauxval(AT_SYSINFO_EHDR);
 	char *buf, *line;
+	bool same = false;
 	struct map m;
 
 	if (!base || read_file("/proc/self/maps", &buf, NULL, MAPS_MAX_BYTES))
 		return NULL;
-	for (line = buf; line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+	for (line = buf; line && !same; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
 		if (!maps_parse_line(line, &m))
 			continue;
-		if (m.kind == MAP_VDSO && m.start == (u64)(uintptr_t)base) {
-			*size = m.end - m.start;
-			free(m.path);
-			free(buf);
-			return base;
-		}
+		same = m.kind == MAP_VDSO && m.start == (u64)(uintptr_t)base &&
+		       m.end - m.start == size;
 		free(m.path);
 	}
 	free(buf);
+	return same ? base : NULL;
+}
+
+/* A [vdso] dso read before with the bytes of @image. */
+static struct dso *known_vdso(const struct maps *ms, const void *image, u64 size)
+{
+	u32 i;
+
+	for (i = 0; i < ms->nr_dsos; i++) {
+		const struct dso *d = ms->dsos[i];
+
+		if (d->dev == 0 && d->ino == MAPS_VDSO_INO && d->size == size &&
+		    !memcmp(d->mem, image, size))
+			return ms->dsos[i];
+	}
 	return NULL;
 }
 
+/*
+ * The dso of a [vdso] mapping.  A native one of the size read before is
+ * that image, without reading (38 to 53 us of the workload's time per
+ * process under -icount, most of it reading /proc/PID/mem); any other is
+ * read from the process and compared with those read before.
+ */
 static struct dso *vdso_dso(struct maps *ms, const struct map *m, const char **why)
 {
-	u64 size = m->end - m->start, key;
+	u64 size = m->end - m->start;
 	const void *image;
 	void *buf = NULL;
 	struct dso *d;
 	char path[64];
-	u32 i;
 	int fd;
 
 	if (size > VDSO_MAX_BYTES) {
 		*why = "vdso too large";
 		return NULL;
 	}
+	if (vdso_native(m) && ms->vdso_native && ms->vdso_native->size == size)
+		return ms->vdso_native;
+	ms->nr_vdso_reads++;
 	buf = xmalloc(size);
 	image = buf;
 	snprintf(path, sizeof(path), "%s/%u/mem", ms->proc_root, m->pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || pread(fd, buf, size, m->start) != (ssize_t)size) {
-		image = own_vdso(&size);
+		/* ours stands in for a native task's only: a compat task's differs */
+		image = vdso_native(m) ? own_vdso(size) : NULL;
 		if (!image) {
 			*why = "vdso not readable";
 			d = NULL;
 			goto out;
 		}
 	}
-	key = hash_bytes(image, size, 0);
-	for (i = 0; i < ms->nr_dsos; i++) {
-		if (ms->dsos[i]->dev == 0 && ms->dsos[i]->ino == key) {
-			d = ms->dsos[i];
+	d = known_vdso(ms, image, size);
+	if (!d) {
+		d = dso_open_mem(image, size, "[vdso]", why);
+		if (!d)
 			goto out;
-		}
-	}
-	d = dso_open_mem(image, size, "[vdso]", why);
-	if (d) {
-		d->ino = key;
+		d->ino = MAPS_VDSO_INO;
 		VEC_GROW(ms->dsos, ms->nr_dsos, ms->alloc_dsos);
 		ms->dsos[ms->nr_dsos++] = d;
 	}
+	if (vdso_native(m))
+		ms->vdso_native = d;
 out:
 	if (fd >= 0)
 		close(fd);
@@ -536,13 +568,26 @@ int maps_read(struct maps *ms, u32 pid, u64 gen_time, const char *text)
 
 	p->last_refresh = now_ns();
 	p->nr_refresh++;
+	p->sampled = false;
 	if (!text) {
 		snprintf(path, sizeof(path), "%s/%u/maps", ms->proc_root, pid);
-		ret = read_file(path, &buf, NULL, MAPS_MAX_BYTES);
+		ret = read_file(path, &buf, &len, MAPS_MAX_BYTES);
 		if (ret) {
 			p->read_failed = true;
 			return ret;
 		}
+		ms->nr_maps_reads++;
+		/* the same text in the same generation: nothing to add */
+		if (p->last_text && gen_time == p->last_gen && len == p->last_len &&
+		    !memcmp(buf, p->last_text, len)) {
+			ms->nr_maps_same++;
+			free(buf);
+			return 0;
+		}
+		free(p->last_text);
+		p->last_text = buf;
+		p->last_len = len;
+		p->last_gen = gen_time;
 		text = buf;
 	}
 	for (line = (char *)text; line && *line; line = next) {
@@ -564,7 +609,6 @@ int maps_read(struct maps *ms, u32 pid, u64 gen_time, const char *text)
 		attach_dso(ms, maps_add(ms, &m));
 		free(m.path);
 	}
-	free(buf);
 	return 0;
 }
 

@@ -10,7 +10,11 @@
  * deleted, replaced or exits early still resolves.  While recording
  * (maps.defer_parse) a new file is only opened and told from the others
  * by fstat(); its ELF headers are read by maps_parse_pending() once the
- * recording ends, not while the workload runs.
+ * recording ends, not while the workload runs.  For the same reason a
+ * re-read whose text is what the last read of that generation found
+ * parses nothing, and a native task's [vdso] is read once per session
+ * (every native task of a kernel maps the same image; a 32-bit task's is
+ * read from it).
  */
 #ifndef CYCREAD_MAPS_H
 #define CYCREAD_MAPS_H
@@ -81,6 +85,10 @@ struct proc_maps {
 	u64 last_refresh; /* now_ns() */
 	u32 nr_refresh;
 	bool read_failed;
+	bool sampled; /* a sample of it was observed since the last read */
+	char *last_text; /* the maps text of the last read, of generation last_gen */
+	size_t last_len;
+	u64 last_gen;
 };
 
 struct maps {
@@ -104,6 +112,11 @@ struct maps {
 	u32 nr_pending;
 	u32 alloc_pending;
 	const char *proc_root; /* "/proc" unless tests say otherwise */
+	struct dso *vdso_native; /* the native tasks' [vdso], once read (in dsos) */
+	/* reads of /proc while recording, for -v and the tests */
+	u32 nr_maps_reads; /* /proc/PID/maps read */
+	u32 nr_maps_same; /* ... and found as it was at the last read */
+	u32 nr_vdso_reads; /* [vdso] images read */
 };
 
 void maps_init(struct maps *ms, bool live);

@@ -523,6 +523,7 @@ void res_observe(struct resolver *r, const struct rec_sample *v)
 
 	if (!p->nr_refresh)
 		maps_read(r->maps, s->pid, p->cur_gen, NULL);
+	p->sampled = true;
 	if (!r->seen)
 		r->seen = xcalloc(1U << RES_SEEN_BITS, sizeof(*r->seen));
 	for (i = 0; i < s->nr_user || (i == 0 && (s->flags & CYCSAMPLE_SAMPLE_USER)); i++) {

@@ -272,8 +272,15 @@ static u64 reread_due(struct drain_ctx *c)
 
 		if (now - e->since >= reread_after_ns[e->step]) {
 			pm = maps_proc(c->ms, e->pid, false);
-			/* not again if a lookup of this drain has just read them */
-			if (pm && !pm->read_failed &&
+			/*
+			 * Not again if a lookup of this drain has just read
+			 * them, nor for a process with no sample since the
+			 * last read (a parent that waits): it has not run
+			 * since, or not enough to be sampled, and should it
+			 * run into a library mapped since, the lookup of
+			 * that sample reads the maps again.
+			 */
+			if (pm && !pm->read_failed && pm->sampled &&
 			    pm->last_refresh < e->since + reread_after_ns[e->step])
 				maps_read(c->ms, e->pid, pm->cur_gen, NULL);
 			e->step++;
@@ -674,6 +681,9 @@ int session_record(const struct record_opts *o, struct profile *p, struct maps *
 	if (ret && ret != -EINVAL)
 		pr_warn("%s: stop: %s", o->device, strerror(-ret));
 	dev_drain(&d, on_record, &dc);
+	pr_debug("while recording: %u reads of /proc/PID/maps (%u as they were), %u of [vdso], "
+		 "%u files to parse",
+		 ms->nr_maps_reads, ms->nr_maps_same, ms->nr_vdso_reads, ms->nr_pending);
 	maps_parse_pending(ms);
 	if (!dev_info(&d))
 		copy_info(&p->meta, &d.info);

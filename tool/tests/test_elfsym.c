@@ -937,6 +937,109 @@ static void test_vdso(void)
 	maps_free(&ms);
 }
 
+/* Our own [vdso] line of /proc/self/maps (allocated), or NULL. */
+static char *own_vdso_line(u64 *start, u64 *end)
+{
+	char *maps = fx_out("cat /proc/%d/maps", (int)getpid()), *line, *ret = NULL;
+	struct map m;
+
+	for (line = maps; line && *line && !ret; line = strchr(line, '\n') + 1) {
+		if (maps_parse_line(line, &m) && m.kind == MAP_VDSO) {
+			*start = m.start;
+			*end = m.end;
+			ret = xstrndup(line, strcspn(line, "\n"));
+		}
+		free(m.path);
+		if (!strchr(line, '\n'))
+			break;
+	}
+	free(maps);
+	return ret;
+}
+
+/*
+ * [vdso] of processes under a made-up /proc: a native task's image is read
+ * once and given to every native task of that size without reading; a
+ * 32-bit task's (below 4 GiB) is never taken for ours when unreadable.
+ */
+static void test_vdso_once(void)
+{
+	char *root = fx_path("vproc"), *line;
+	struct map *a, *b, *c;
+	struct maps ms;
+	u64 start = 0, end = 0;
+
+	line = own_vdso_line(&start, &end);
+	if (!line || start < 1ULL << 32) {
+		tap_skip("no native [vdso] above 4 GiB");
+		free(line);
+		free(root);
+		return;
+	}
+	ok(!fx_sh("rm -rf vproc && mkdir -p vproc/100 vproc/101/mem vproc/102/mem && "
+		  "ln -s /proc/%d/mem vproc/100/mem && echo '%s' > vproc/100/maps && "
+		  "echo '%llx-%llx r-xp 00000000 00:00 0 [vdso]' > vproc/101/maps && "
+		  "echo '%llx-%llx r-xp 00000000 00:00 0 [vdso]' > vproc/102/maps",
+		  (int)getpid(), line, (unsigned long long)start + 0x100000,
+		  (unsigned long long)end + 0x100000, 0x10000ULL, 0x10000ULL + end - start),
+	   "a /proc with three processes' [vdso]");
+	maps_init(&ms, true);
+	ms.proc_root = root;
+	maps_read(&ms, 100, 0, NULL);
+	a = maps_find(&ms, 100, 0, start);
+	ok(a && a->dso, "the first native [vdso] is read from the process");
+	is_u64(ms.nr_vdso_reads, 1, "one read");
+	/* 101's mem is unreadable (a directory): it must not be needed */
+	maps_read(&ms, 101, 0, NULL);
+	b = maps_find(&ms, 101, 0, start + 0x100000);
+	ok(b && a && b->dso == a->dso, "a native [vdso] of the same size: the same image");
+	is_u64(ms.nr_vdso_reads, 1, "... without reading it");
+	maps_read(&ms, 102, 0, NULL);
+	c = maps_find(&ms, 102, 0, 0x10000);
+	ok(c && !c->dso && c->open_err, "an unreadable 32-bit [vdso] gets no dso, not ours");
+	is_u64(ms.nr_vdso_reads, 2, "a 32-bit task's [vdso] is read, not assumed");
+	maps_free(&ms);
+	free(line);
+	free(root);
+}
+
+/*
+ * A re-read that finds the maps as they were adds nothing and parses
+ * nothing; a changed text or a new generation is parsed.
+ */
+static void test_maps_unchanged(void)
+{
+	char *root = fx_path("uproc"), *lib = fx_path("libfx.so");
+	struct maps ms;
+	u32 nr;
+
+	ok(!fx_sh("rm -rf uproc && mkdir -p uproc/200 && "
+		  "echo '7f0000000000-7f0000001000 r-xp 00000000 00:00 0 [anon:x]' > uproc/200/maps"),
+	   "a /proc with one process");
+	maps_init(&ms, true);
+	ms.proc_root = root;
+	maps_read(&ms, 200, 0, NULL);
+	nr = ms.nr_all;
+	maps_read(&ms, 200, 0, NULL);
+	is_u64(ms.nr_maps_reads, 2, "maps read twice");
+	is_u64(ms.nr_maps_same, 1, "the second time as it was");
+	is_u64(ms.nr_all, nr, "nothing added");
+	ok(!fx_sh("echo '7f0000100000-7f0000101000 r-xp 00000000 00:00 0 %s' >> uproc/200/maps",
+		  lib),
+	   "the process maps a library");
+	maps_read(&ms, 200, 0, NULL);
+	is_u64(ms.nr_maps_same, 1, "a changed text is parsed");
+	ok(maps_find(&ms, 200, 0, 0x7f0000100000) != NULL, "... and its new mapping found");
+	maps_exec(&ms, 200, 5);
+	is_u64(ms.nr_maps_same, 1, "the same text in a new generation is parsed");
+	ok(maps_find(&ms, 200, 5, 0x7f0000000000) &&
+		   maps_find(&ms, 200, 5, 0x7f0000000000)->gen_time == 5,
+	   "... and its mappings belong to that generation");
+	maps_free(&ms);
+	free(root);
+	free(lib);
+}
+
 /*
  * A file opened while recording and rewritten in place before the run
  * ends (same inode, other size) is not parsed as if it were what the
@@ -1198,6 +1301,8 @@ int main(void)
 	test_cxx();
 	test_deleted();
 	test_vdso();
+	test_vdso_once();
+	test_maps_unchanged();
 	test_pending_rewritten();
 	test_perfmap();
 	test_kallsyms();
