@@ -501,9 +501,10 @@ static inline struct res_seen *seen_slot(struct resolver *r, u32 pid, u64 page)
 }
 
 /*
- * Was @page of @p found in a file mapping of its latest generation, with no
- * mapping added since?  Then maps_find() for any address of it at a time
- * after that generation's start gives the same kind of mapping again.
+ * Was @page of @p found in a mapping that is not anonymous, of its latest
+ * generation, with no mapping added since?  Then maps_find() for any
+ * address of it at a time after that generation's start gives such a
+ * mapping again.
  */
 static inline bool seen_file_page(struct resolver *r, const struct proc_maps *p, u64 time, u64 page)
 {

@@ -121,11 +121,16 @@ struct res_fast {
 };
 
 /*
- * While recording, res_observe() asks only whether a user address lies in
- * a file mapping of its process.  Mappings cover whole pages, so the answer
- * holds for the page: a direct-mapped cache of (pid, page) answered "yes"
- * under the process's current generation and maps version spares the
- * interval lookup for every frame but the first on a page.
+ * While recording, res_observe() asks of each user frame only whether a
+ * mapping of its process covers it (if none, the maps are read again) and
+ * whether that mapping is anonymous (JIT code: its perf map is loaded).
+ * Mappings cover whole pages, so a page found in a mapping that is not
+ * anonymous (a file, [vdso], ...) of the process's current generation
+ * gives every address on it that answer until a mapping is added (a newer
+ * one may cover the page, and maps_find() prefers the newest): a
+ * direct-mapped cache of (pid, page), valid for that generation and maps
+ * version, spares the interval lookup for every frame but the first on a
+ * page.
  */
 #define RES_SEEN_BITS 10
 #define RES_SEEN_PAGE_SHIFT 12 /* the smallest page: any mapping is aligned to it */
