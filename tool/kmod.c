@@ -26,7 +26,13 @@ struct kmod {
 	struct dso *stored; /* what a capture stores of it, or NULL */
 	u8 id[DSO_BUILD_ID_MAX]; /* the build that ran: loaded module's, capture's or .ko's */
 	u32 id_len; /* 0: unknown */
-	struct u64map syms; /* hash of a function name -> index in the syms of kmod_dso() */
+	/*
+	 * id is the build that ran (the loaded module's or the capture's),
+	 * not only the .ko's own: a capture stores it only then.
+	 */
+	bool id_checked;
+	u32 name_id; /* in kmods.strs */
+	struct u64map syms; /* function name's id -> index in the syms of kmod_dso() */
 };
 
 static const Dwfl_Callbacks kmod_callbacks = {
@@ -78,28 +84,26 @@ static char *module_name(const char *file)
 	return name;
 }
 
-static u64 name_hash(const char *s)
-{
-	return hash_bytes(s, strlen(s), 0);
-}
-
 static void add_file(struct kmods *k, char *name, const char *path)
 {
-	u64 h = name_hash(name), idx;
+	u64 idx;
+	u32 id;
 
 	/* the first directory that has it wins */
-	if (u64map_get(&k->files, h, &idx) || k->nr_files >= KMOD_MAX_FILES) {
+	if (k->nr_files >= KMOD_MAX_FILES) {
 		free(name);
 		return;
 	}
+	id = strtab_intern(&k->strs, name);
+	free(name);
+	if (u64map_get(&k->files, id, &idx))
+		return;
 	if (k->nr_files == k->alloc_files) {
 		k->alloc_files = k->alloc_files ? 2 * k->alloc_files : 64;
-		k->names = xrealloc(k->names, k->alloc_files, sizeof(*k->names));
 		k->paths = xrealloc(k->paths, k->alloc_files, sizeof(*k->paths));
 	}
-	k->names[k->nr_files] = name;
 	k->paths[k->nr_files] = xstrdup(path);
-	u64map_put(&k->files, h, k->nr_files++);
+	u64map_put(&k->files, id, k->nr_files++);
 }
 
 /* Module files under @dir, not following symlinks to directories (build/, source/). */
@@ -166,6 +170,7 @@ static void read_loaded_id(struct kmod *m)
 			    descsz <= DSO_BUILD_ID_MAX) {
 				memcpy(m->id, note + off, descsz);
 				m->id_len = descsz;
+				m->id_checked = true;
 			}
 		}
 		free(note);
@@ -178,7 +183,9 @@ static void read_loaded_id(struct kmod *m)
  * one the capture recorded.  A module loaded from elsewhere may differ
  * from the installed one, and a report's directories may hold another
  * kernel's.  True when they match or the build that ran is unknown; then
- * the .ko's build-id becomes the one a capture stores.
+ * the .ko's build-id is the one a capture stores, except while recording
+ * (not root: sysfs hides the notes), where it is unchecked: a capture
+ * must not store it as the build that ran.
  */
 static bool same_build(struct kmods *k, struct kmod *m, Dwfl_Module *mod, const char *path)
 {
@@ -190,6 +197,8 @@ static bool same_build(struct kmods *k, struct kmod *m, Dwfl_Module *mod, const 
 		if (n > 0 && n <= DSO_BUILD_ID_MAX) {
 			memcpy(m->id, bits, n);
 			m->id_len = n;
+			/* a report's .ko is the build its lines come from; a live one's is a guess */
+			m->id_checked = !k->live;
 		}
 		return true;
 	}
@@ -249,29 +258,39 @@ static struct kmod *kmod_new(struct kmods *k, const char *module)
 	struct kmod *m = xcalloc(1, sizeof(*m));
 
 	m->name = xstrdup(module);
+	m->name_id = strtab_intern(&k->strs, module);
 	VEC_GROW(k->mods, k->nr_mods, k->alloc_mods);
-	u64map_put(&k->mod_index, name_hash(module), k->nr_mods);
+	u64map_put(&k->mod_index, m->name_id, k->nr_mods);
 	k->mods[k->nr_mods++] = m;
 	return m;
 }
 
-static struct kmod *kmod_find(const struct kmods *k, const char *module)
+/* The index in mods of @module, UINT32_MAX when not seen. */
+static u32 kmod_index(const struct kmods *k, const char *module)
 {
+	u32 id = strtab_find(&k->strs, module);
 	u64 idx;
 
-	if (!u64map_get(&k->mod_index, name_hash(module), &idx))
-		return NULL;
-	return strcmp(k->mods[idx]->name, module) ? NULL : k->mods[idx];
+	if (id == UINT32_MAX || !u64map_get(&k->mod_index, id, &idx))
+		return UINT32_MAX;
+	return idx;
+}
+
+static struct kmod *kmod_find(const struct kmods *k, const char *module)
+{
+	u32 i = kmod_index(k, module);
+
+	return i == UINT32_MAX ? NULL : k->mods[i];
 }
 
 /* Index the functions of the dso the module's frames resolve in, by name. */
-static void index_syms(struct kmod *m)
+static void index_syms(struct kmods *k, struct kmod *m)
 {
 	struct dso *d = kmod_dso(m);
 	u32 i;
 
 	for (i = 0; d && i < d->nr_syms; i++)
-		u64map_put(&m->syms, name_hash(dso_sym_name(d, &d->syms[i])), i);
+		u64map_put(&m->syms, strtab_intern(&k->strs, dso_sym_name(d, &d->syms[i])), i);
 }
 
 /*
@@ -281,7 +300,7 @@ static void index_syms(struct kmod *m)
  */
 static void kmod_look(struct kmods *k, struct kmod *m)
 {
-	u64 h = name_hash(m->name), idx;
+	u64 idx;
 	u32 i;
 
 	m->opened = true;
@@ -295,8 +314,7 @@ static void kmod_look(struct kmods *k, struct kmod *m)
 	if (m->stored && !m->id_len) {
 		pr_debug("module %s: the capture's lines stay (no build-id to check a .ko by)",
 			 m->name);
-	} else if (u64map_get(&k->files, h, &idx) && !strcmp(k->names[idx], m->name) &&
-		   !kmod_open(k, m, k->paths[idx])) {
+	} else if (u64map_get(&k->files, m->name_id, &idx) && !kmod_open(k, m, k->paths[idx])) {
 		dso_free(m->d);
 		m->d = NULL;
 		if (m->dwfl)
@@ -305,7 +323,7 @@ static void kmod_look(struct kmods *k, struct kmod *m)
 	}
 	if (m->stored && !m->d)
 		pr_debug("module %s: %u functions from the capture", m->name, m->stored->nr_syms);
-	index_syms(m);
+	index_syms(k, m);
 }
 
 static struct kmod *kmod_get(struct kmods *k, const char *module)
@@ -331,6 +349,7 @@ void kmods_add_stored(struct kmods *k, const char *module, const u8 *id, u32 id_
 	m->stored = d;
 	memcpy(m->id, id, id_len);
 	m->id_len = id_len;
+	m->id_checked = id_len > 0;
 }
 
 struct dso *kmods_module(const struct kmods *k, u32 i, const char **name, const u8 **id,
@@ -338,28 +357,23 @@ struct dso *kmods_module(const struct kmods *k, u32 i, const char **name, const 
 {
 	*name = k->mods[i]->name;
 	*id = k->mods[i]->id;
-	*id_len = k->mods[i]->id_len;
+	*id_len = k->mods[i]->id_checked ? k->mods[i]->id_len : 0;
 	return kmod_dso(k->mods[i]);
 }
 
 u32 kmods_index(const struct kmods *k, const char *module)
 {
-	u64 idx;
-
-	if (!kmod_find(k, module))
-		return UINT32_MAX;
-	u64map_get(&k->mod_index, name_hash(module), &idx);
-	return idx;
+	return kmod_index(k, module);
 }
 
 const struct dso_sym *kmods_func(const struct kmods *k, u32 i, const char *func)
 {
 	struct kmod *m = k->mods[i];
 	struct dso *d = kmod_dso(m);
+	u32 id = strtab_find(&k->strs, func);
 	u64 idx;
 
-	if (!d || !u64map_get(&m->syms, name_hash(func), &idx) ||
-	    strcmp(dso_sym_name(d, &d->syms[idx]), func))
+	if (!d || id == UINT32_MAX || !u64map_get(&m->syms, id, &idx))
 		return NULL;
 	return &d->syms[idx];
 }
@@ -396,15 +410,13 @@ void kmods_free(struct kmods *k)
 		free(m->name);
 		free(m);
 	}
-	for (i = 0; i < k->nr_files; i++) {
-		free(k->names[i]);
+	for (i = 0; i < k->nr_files; i++)
 		free(k->paths[i]);
-	}
 	for (i = 0; i < k->nr_dirs; i++)
 		free(k->dirs[i]);
 	free(k->mods);
-	free(k->names);
 	free(k->paths);
+	strtab_free(&k->strs);
 	free(k->dirs);
 	u64map_free(&k->files);
 	u64map_free(&k->mod_index);

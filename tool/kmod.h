@@ -33,15 +33,19 @@ struct kmods {
 	char **dirs;
 	u32 nr_dirs;
 	bool scanned;
-	struct u64map files; /* hash of the module name -> index in names/paths */
-	char **names;
+	/*
+	 * Module and function names, interned: the indexes below are keyed
+	 * by their ids, so two names never share an entry (a hash could).
+	 */
+	struct strtab strs;
+	struct u64map files; /* module name's id -> index in paths */
 	char **paths;
 	u32 nr_files;
 	u32 alloc_files;
 	struct kmod **mods;
 	u32 nr_mods;
 	u32 alloc_mods;
-	struct u64map mod_index; /* hash of the module name -> index in mods */
+	struct u64map mod_index; /* module name's id -> index in mods */
 };
 
 /* Search @dir too (in the order added); missing directories are skipped. */
@@ -65,9 +69,11 @@ bool kmods_locate(struct kmods *k, const char *module, const char *func, u64 off
 void kmods_add_stored(struct kmods *k, const char *module, const u8 *id, u32 id_len, struct dso *d);
 
 /*
- * Writing a capture: module @i (< nr_mods), its name, the build-id its
- * .ko was checked by (or had), and the dso its frames resolve in (NULL:
- * none); kmods_index() finds a module seen by name (UINT32_MAX: none), and
+ * Writing a capture: module @i (< nr_mods), its name, the build-id that
+ * ran (the loaded module's, the capture's, or in a report the .ko's;
+ * *@id_len 0 when unknown, also when recording took a .ko unchecked
+ * because sysfs hid the loaded module's), and
+ * the dso its frames resolve in (NULL: none); kmods_index() finds a module seen by name (UINT32_MAX: none), and
  * kmods_func() the function kallsyms calls @func in module @i's dso.
  */
 struct dso *kmods_module(const struct kmods *k, u32 i, const char **name, const u8 **id,

@@ -404,6 +404,19 @@ void u64map_free(struct u64map *m)
 	memset(m, 0, sizeof(*m));
 }
 
+u32 strtab_find(const struct strtab *t, const char *s)
+{
+	u64 first;
+	u32 id;
+
+	if (!u64map_get(&t->index, hash_bytes(s, strlen(s), 0), &first))
+		return UINT32_MAX;
+	for (id = first; id != UINT32_MAX; id = t->next[id])
+		if (!strcmp(t->strs[id], s))
+			return id;
+	return UINT32_MAX;
+}
+
 u32 strtab_intern(struct strtab *t, const char *s)
 {
 	u64 h = hash_bytes(s, strlen(s), 0);

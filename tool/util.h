@@ -159,6 +159,8 @@ struct strtab {
 };
 
 u32 strtab_intern(struct strtab *t, const char *s);
+/* The id of @s, UINT32_MAX when not interned. */
+u32 strtab_find(const struct strtab *t, const char *s);
 /* Is @id a valid id of @t? (for ids read from files) */
 static inline bool strtab_has(const struct strtab *t, u32 id)
 {

@@ -1075,6 +1075,83 @@ static void test_pending_rewritten(void)
 	free(root);
 }
 
+/*
+ * Kernel modules' build-ids: a .ko found while recording whose loaded
+ * module's build-id sysfs does not show (not root, or no such module) is
+ * used, but a capture must not store its build-id as the build that ran.
+ */
+static void test_kmod_unchecked(void)
+{
+	static const u8 stored_id[20] = { 1, 2, 3 };
+	char *dir = fx_path("kmodv");
+	struct kmods k = { 0 };
+	const char *name;
+	const u8 *id;
+	struct dso *d;
+	u64 vaddr;
+	u32 id_len;
+
+	ok(!fx_sh("rm -rf kmodv && mkdir kmodv && gcc -O1 -c %s/fixtures/fx_lib.c -o kmodv/x.o && "
+		  "ld -r --build-id=sha1 kmodv/x.o -o kmodv/fx_unloaded.ko && rm kmodv/x.o",
+		  TEST_SRCDIR),
+	   "build a .ko of a module that is not loaded");
+	k.live = true;
+	kmods_add_dir(&k, dir);
+	ok(kmods_locate(&k, "fx_unloaded", "lib_func", 0, &d, &vaddr), "its .ko is found and used");
+	kmods_module(&k, kmods_index(&k, "fx_unloaded"), &name, &id, &id_len);
+	is_u64(id_len, 0, "its unchecked build-id is not stored as the build that ran");
+	kmods_add_stored(&k, "fx_stored", stored_id, sizeof(stored_id), NULL);
+	kmods_module(&k, kmods_index(&k, "fx_stored"), &name, &id, &id_len);
+	ok(id_len == sizeof(stored_id) && !memcmp(id, stored_id, id_len),
+	   "a capture's build-id is kept");
+	kmods_free(&k);
+	free(dir);
+}
+
+/*
+ * Two module names of one 64-bit FNV-1a hash (found with Brent's cycle
+ * search over 11-character names): kmod.c keys its indexes by the name,
+ * so both modules keep their own entry, stored and found as .ko files.
+ */
+static void test_kmod_same_hash(void)
+{
+	static const char a[] = "e1A.mzM5vBD", b[] = "1qukgvkhZPB";
+	static const u8 id_a[20] = { 0xa }, id_b[20] = { 0xb };
+	char *dir = fx_path("kmodh");
+	struct kmods k = { 0 };
+	const char *name;
+	const u8 *id;
+	struct dso *d;
+	u32 ia, ib, id_len;
+	u64 vaddr;
+
+	is_u64(hash_bytes(a, strlen(a), 0), hash_bytes(b, strlen(b), 0),
+	       "the two names have one hash");
+	kmods_add_stored(&k, a, id_a, sizeof(id_a), NULL);
+	kmods_add_stored(&k, b, id_b, sizeof(id_b), NULL);
+	ia = kmods_index(&k, a);
+	ib = kmods_index(&k, b);
+	ok(ia != UINT32_MAX && ib != UINT32_MAX && ia != ib, "stored: each module has its entry");
+	if (ia != UINT32_MAX) {
+		kmods_module(&k, ia, &name, &id, &id_len);
+		ok(!strcmp(name, a) && id_len == sizeof(id_a) && id[0] == 0xa,
+		   "stored: the first keeps its name and build-id");
+	}
+	kmods_free(&k);
+	ok(!fx_sh("rm -rf kmodh && mkdir kmodh && gcc -O1 -c %s/fixtures/fx_lib.c -o kmodh/x.o && "
+		  "ld -r --build-id=sha1 kmodh/x.o -o kmodh/%s.ko && cp kmodh/%s.ko kmodh/%s.ko && "
+		  "rm kmodh/x.o",
+		  TEST_SRCDIR, a, a, b),
+	   "a .ko of each name");
+	memset(&k, 0, sizeof(k));
+	kmods_add_dir(&k, dir);
+	ok(kmods_locate(&k, a, "lib_func", 0, &d, &vaddr) &&
+		   kmods_locate(&k, b, "lib_func", 0, &d, &vaddr),
+	   "both .ko files are found");
+	kmods_free(&k);
+	free(dir);
+}
+
 static void test_perfmap(void)
 {
 	char *path = fx_path("perf-4242.map");
@@ -1304,6 +1381,8 @@ int main(void)
 	test_vdso_once();
 	test_maps_unchanged();
 	test_pending_rewritten();
+	test_kmod_unchecked();
+	test_kmod_same_hash();
 	test_perfmap();
 	test_kallsyms();
 	test_hostile();
