@@ -285,8 +285,14 @@ static bool scan_children(struct scan *s, struct dwcur *c, bool collect, u32 dep
 		    !scan_children(s, c, true, depth + 1))
 			return false;
 		if (sib) {
-			if (u->start + sib <= off || u->start + sib >= u->end)
-				return false; /* backwards or outside: libdw's walk judges it */
+			/*
+			 * Backwards, outside, or back into the children just
+			 * scanned (each level would scan the next twice):
+			 * libdw's walk judges it.
+			 */
+			if (sib >= u->end - u->start || u->start + sib <= off ||
+			    u->info + u->start + sib < c->p)
+				return false;
 			c->p = u->info + u->start + sib;
 		} else if (a->children && !(collect && holds_funcs(a->tag)) &&
 			   !scan_children(s, c, false, depth + 1)) {

@@ -274,13 +274,16 @@ static u64 reread_due(struct drain_ctx *c)
 			pm = maps_proc(c->ms, e->pid, false);
 			/*
 			 * Not again if a lookup of this drain has just read
-			 * them, nor for a process with no sample since the
-			 * last read (a parent that waits): it has not run
-			 * since, or not enough to be sampled, and should it
-			 * run into a library mapped since, the lookup of
-			 * that sample reads the maps again.
+			 * them, nor, before the last one, for a process with
+			 * no sample since the last read (a parent that
+			 * waits): should it run into a library mapped since,
+			 * the lookup of that sample reads the maps again.
+			 * The last one is always made: a process that maps a
+			 * library unsampled, then runs it and exits before
+			 * the next drain, is gone when its samples are read.
 			 */
-			if (pm && !pm->read_failed && pm->sampled &&
+			if (pm && !pm->read_failed &&
+			    (pm->sampled || e->step == ARRAY_SIZE(reread_after_ns) - 1) &&
 			    pm->last_refresh < e->since + reread_after_ns[e->step])
 				maps_read(c->ms, e->pid, pm->cur_gen, NULL);
 			e->step++;

@@ -71,6 +71,7 @@ struct unit {
 	struct fn_node *nodes;
 	u32 nr_nodes;
 	u32 alloc_nodes;
+	u64 visits; /* DIEs walk() has stepped on: more than the unit has bytes is a loop */
 	struct fn_tree *trees;
 	u32 nr_trees;
 	u32 alloc_trees;
@@ -430,10 +431,16 @@ static void add_func(struct unit *u, Dwarf_Die *die)
 		new_node(u, die, IV_NONE);
 }
 
-/* A sibling link pointing backwards would loop forever. */
+/*
+ * A sibling link pointing backwards would loop forever; one pointing back
+ * into the children just walked makes each level walk the next twice
+ * (2^depth steps).  Every DIE takes a byte at least, and no DIE is walked
+ * twice in a tree that is one, so more steps than the unit has bytes end it.
+ */
 static bool next_child(struct unit *u, Dwarf_Off *last, Dwarf_Die *child)
 {
-	if (dwarf_dieoffset(child) <= *last || u->nr_nodes >= MAX_UNIT_NODES)
+	if (dwarf_dieoffset(child) <= *last || u->nr_nodes >= MAX_UNIT_NODES ||
+	    ++u->visits > u->next - u->hdr)
 		return false;
 	*last = dwarf_dieoffset(child);
 	return true;
@@ -592,8 +599,14 @@ static bool lines_sane(struct dso_dwarf *dd, struct unit *u)
 	bool inside = false;
 	size_t i;
 
-	if (!(dd->borrowed ? libdw_lines(u) : own_lines(dd, u)))
+	if (!dd->borrowed && !own_lines(dd, u)) {
+		/* what dwline.c refuses (forms it does not know, say), libdw may read */
+		dwline_free(&u->lines);
+		if (!libdw_lines(u))
+			return false;
+	} else if (dd->borrowed && !libdw_lines(u)) {
 		return false;
+	}
 	if (t->nr_dirs && t->dirs[0] && t->dirs[0][0] == '/')
 		u->comp_dir = t->dirs[0];
 	for (i = 0; i < t->nr_rows && !inside; i++) {

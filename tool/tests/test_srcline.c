@@ -12,6 +12,7 @@
 #include <elf.h>
 #include <fcntl.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "fixtures.h"
 #include "tap.h"
@@ -552,6 +553,32 @@ static void test_corrupt_dwarf(void)
 	}
 }
 
+/*
+ * Sibling links that point back into the children just walked: without a
+ * bound the walk takes 2^40 steps (fixtures/fx_nsloop.s).  SIGALRM ends
+ * the test, failed, if it hangs.
+ */
+static void test_looping_siblings(void)
+{
+	char *bin = fx_path("fx_nsloop"), *text, *name;
+	bool line;
+
+	ok(!fx_sh("gcc -O2 -I%s/fixtures %s/fixtures/fx_inline.c %s/fixtures/fx_nsloop.s -o %s",
+		  TEST_SRCDIR, TEST_SRCDIR, TEST_SRCDIR, bin),
+	   "build a binary whose DWARF nests 40 namespaces with siblings pointing back");
+	alarm(60);
+	name = resolve_logged(bin, &text, &line);
+	alarm(0);
+	is_str(name ? name : "(none)", "fx_outer",
+	       "looping siblings: symbols still name the frames");
+	ok(text && strstr(text, "warning: ") && strstr(text, bin),
+	   "looping siblings: one clear warning naming the file");
+	ok(!line, "looping siblings: symbol-only output (no lines)");
+	free(text);
+	free(name);
+	free(bin);
+}
+
 /* Every @step-th address of kmod.addrs (kallsyms address, .ko offset) into @a and @off. */
 static u32 kmod_sample_addrs(u64 *a, u64 *off, u32 max, u32 step)
 {
@@ -711,6 +738,7 @@ int main(void)
 	test_against_addr2line();
 	test_reports();
 	test_corrupt_dwarf();
+	test_looping_siblings();
 	test_kernel_module();
 	test_kernel_module_capture();
 	return tap_done();
