@@ -230,10 +230,21 @@ static void copy_info(struct prof_meta *m, const struct cycsample_info *in)
  */
 static const u64 reread_after_ns[] = { 20000000ULL, 500000000ULL };
 
+/*
+ * A first re-read that finds the maps as they were: the loader has not
+ * mapped the libraries yet (a 32-bit one under QEMU can take longer than
+ * 20 ms).  Look again every REREAD_RETRY_NS, up to REREAD_RETRIES times:
+ * a process that exits before the 500 ms read leaves a library mapped
+ * after the last read unknown.
+ */
+#define REREAD_RETRY_NS 20000000ULL
+#define REREAD_RETRIES 5
+
 struct reread {
 	u32 pid;
 	u32 step; /* index in reread_after_ns of the next read */
-	u64 since; /* when we first read its maps */
+	u32 retries; /* first re-reads that found nothing new */
+	u64 since; /* when we first read its maps, plus the retries' delays */
 };
 
 struct drain_ctx {
@@ -271,6 +282,8 @@ static u64 reread_due(struct drain_ctx *c)
 		struct reread *e = &c->reread[i];
 
 		if (now - e->since >= reread_after_ns[e->step]) {
+			u32 same = c->ms->nr_maps_same;
+
 			pm = maps_proc(c->ms, e->pid, false);
 			/*
 			 * Not again if a lookup of this drain has just read
@@ -286,7 +299,13 @@ static u64 reread_due(struct drain_ctx *c)
 			    (pm->sampled || e->step == ARRAY_SIZE(reread_after_ns) - 1) &&
 			    pm->last_refresh < e->since + reread_after_ns[e->step])
 				maps_read(c->ms, e->pid, pm->cur_gen, NULL);
-			e->step++;
+			if (e->step == 0 && c->ms->nr_maps_same != same &&
+			    e->retries < REREAD_RETRIES) {
+				e->retries++;
+				e->since += REREAD_RETRY_NS;
+			} else {
+				e->step++;
+			}
 		}
 		if (e->step == ARRAY_SIZE(reread_after_ns)) {
 			*e = c->reread[--c->nr_reread];

@@ -75,7 +75,9 @@ def pprof_top(path, index):
         m = re.search(r"^Showing nodes accounting for .* of (\d+)\S* total", line)
         if m:
             total = int(m.group(1))
-        m = re.match(r"^ *(\d+)(?:ns)? +[\d.]+% +[\d.]+% +(\d+)(?:ns)? +[\d.]+%  (.*)$", line)
+        # a share under 0.0001 % is printed in exponent form ("9.6e-05%")
+        pct = r"[\d.]+(?:e[+-]\d+)?%"
+        m = re.match(r"^ *(\d+)(?:ns)? +%s +%s +(\d+)(?:ns)? +%s  (.*)$" % (pct, pct, pct), line)
         if m and total:
             name = re.sub(r" \(inline\)$", "", m.group(3))
             rows.append((int(m.group(1)), 100.0 * int(m.group(1)) / total,
