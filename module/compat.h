@@ -195,6 +195,20 @@ static inline bool cycs_get_file_unless_released(struct file *file)
 }
 
 /*
+ * The path /proc/PID/maps shows for a mapped file: 6.8 gave the files an
+ * overlay or a FUSE passthrough maps (backing files) the path the user
+ * opened, file_user_path(); before, f_path was that path.
+ */
+static inline const struct path *cycs_file_user_path(struct file *file)
+{
+#ifdef CYCS_HAVE_FILE_USER_PATH
+	return file_user_path(file);
+#else
+	return &file->f_path;
+#endif
+}
+
+/*
  * The task is inside execve(): its user registers are still the old
  * program's while its address space may already be the new one's.  The
  * in_execve bit of task_struct, the same from 5.10 to 7.3.

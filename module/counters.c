@@ -482,10 +482,14 @@ int cycs_counters_start(struct cycs_session *s)
 	 * The handler writes nothing until every counter is in place: a START
 	 * that fails half way (a thread that could not get its counter) must
 	 * leave no records behind.  Overflows before that count as dropped.
+	 * MMAP records wait for it too; the probe is armed first so that a
+	 * thread attached by START has none of its mappings missed after.
 	 */
-	if (s->cfg.target_type == CYCSAMPLE_TARGET_CPUS)
+	if (s->cfg.flags & CYCSAMPLE_CFG_MMAP)
+		err = cycs_maps_arm(s);
+	if (!err && s->cfg.target_type == CYCSAMPLE_TARGET_CPUS)
 		err = cycs_start_cpus(s);
-	else
+	else if (!err)
 		err = cycs_start_tasks(s);
 	if (err)
 		cycs_counters_stop(s);
@@ -505,6 +509,8 @@ void cycs_counters_stop(struct cycs_session *s)
 	WRITE_ONCE(s->active, false);
 	/* no clone is attached to counters on their way out */
 	cycs_forks_disarm(s);
+	/* no MMAP record either: the rings may go once the counters have */
+	cycs_maps_disarm(s);
 	cycs_stop_tasks(s);
 	cycs_stop_cpus(s);
 }

@@ -13,6 +13,7 @@
  *             which event, and the software clock where one cannot sample
  * counters.c  perf kernel counters: per task (the attach loop) or per CPU
  * forks.c     clones that START's scans cannot see: attached as they start
+ * mappings.c  MMAP records: the executable mappings the sampled tasks make
  * ring.c      ring memory, the mapping, the producer side, wakeups
  * sampler.c   the overflow handler and the records it writes
  * callchain*.c kernel and user callchains, register capture per architecture
@@ -277,6 +278,9 @@ struct cycs_pmu {
  * @fork_armed:	clones are watched (from START until the counters go)
  * @fork_run:	counts the STARTs that armed it, so that an attach queued
  *		by one run is not done by the next
+ * @maps_node:	in mappings.c's list of armed sessions while @maps_armed
+ * @maps_armed: MMAP records are written (CYCSAMPLE_CFG_MMAP, from START
+ *		until the counters go)
  * @rcu:	frees us a grace period late: forks.c's probe may still hold
  *		our address from one of our counters (see cycs_session_destroy())
  */
@@ -319,6 +323,8 @@ struct cycs_session {
 	struct list_head fork_node;
 	bool fork_armed;
 	u64 fork_run;
+	struct list_head maps_node;
+	bool maps_armed;
 	struct rcu_head rcu;
 };
 
@@ -363,12 +369,18 @@ void cycs_counters_attach_clone(struct cycs_session *s, u64 run);
 int cycs_forks_arm(struct cycs_session *s);
 void cycs_forks_disarm(struct cycs_session *s);
 
+/* ---- mappings.c -------------------------------------------------------- */
+
+int cycs_maps_arm(struct cycs_session *s);
+void cycs_maps_disarm(struct cycs_session *s);
+
 /* ---- sampler.c --------------------------------------------------------- */
 
 void cycs_overflow(struct perf_event *event, struct perf_sample_data *data, struct pt_regs *regs);
 int cycs_exec_ids_start(struct cycs_session *s);
 void cycs_exec_ids_purge(struct cycs_session *s);
 void cycs_emit_exit(struct cycs_session *s);
+bool cycs_check_exec(struct cycs_session *s, struct cycs_ring *r, u64 now, bool *wake);
 void cycs_flush_lost(struct cycs_session *s);
 
 /* ---- callchain.c and callchain-<arch>.c -------------------------------- */

@@ -157,11 +157,15 @@ void cycs_exec_ids_purge(struct cycs_session *s)
  * EXEC record repeated on each CPU whenever another process ran there: too
  * many rather than none.
  *
+ * Called by the overflow handler before a sample, and by mappings.c before
+ * an MMAP record (so the new program's mappings follow its EXEC record);
+ * interrupts off and the per-CPU guard held, as every ring producer.
+ *
  * Return: the process is new to the session and ran no new program, so
- * its sample is what tells the reader of it: the caller marks it urgent,
+ * its record is what tells the reader of it: the caller marks it urgent,
  * as an EXEC record is, for the reader reads the process's maps.
  */
-static bool cycs_check_exec(struct cycs_session *s, struct cycs_ring *r, u64 now, bool *wake)
+bool cycs_check_exec(struct cycs_session *s, struct cycs_ring *r, u64 now, bool *wake)
 {
 	struct cycsample_task_event te;
 	u64 id, seen, mine, *e;

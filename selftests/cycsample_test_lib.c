@@ -498,6 +498,31 @@ static const char *sample_problem(const struct cycsample_sample *smp, const stru
 	return NULL;
 }
 
+/* An MMAP record: only with the flag, its size what its path implies, padding zero. */
+static const char *mmap_problem(const struct cycsample_mmap *m, const struct cycsample_info *info,
+				char *buf, size_t len)
+{
+	size_t size = m->hdr.size, i;
+
+	if (!(info->config_flags & CYCSAMPLE_CFG_MMAP))
+		PROBLEM("MMAP record in a session without CYCSAMPLE_CFG_MMAP");
+	if (size < sizeof(*m) + 8 || size > sizeof(*m) + CYCSAMPLE_MMAP_PATH_MAX)
+		PROBLEM("MMAP record of %zu bytes", size);
+	if (size != ((sizeof(*m) + m->path_len + 1 + 7) & ~(size_t)7))
+		PROBLEM("MMAP record of %zu bytes for a path of %u", size, m->path_len);
+	for (i = m->path_len; i < size - sizeof(*m); i++)
+		if (m->path[i])
+			PROBLEM("MMAP record: byte %zu after the path is %#x", i, m->path[i]);
+	if (memchr(m->path, 0, m->path_len))
+		PROBLEM("MMAP record: NUL inside a path of %u", m->path_len);
+	if (!m->pid || !m->tid || !m->len || m->reserved || (m->flags & ~CYCSAMPLE_MMAP_ALL_FLAGS))
+		PROBLEM("MMAP record pid %u tid %u len %llu flags %#x reserved %u", m->pid, m->tid,
+			(unsigned long long)m->len, m->flags, m->reserved);
+	if (!(m->prot & CYCSAMPLE_PROT_EXEC))
+		PROBLEM("MMAP record of a mapping with prot %#x", m->prot);
+	return NULL;
+}
+
 const char *cs_record_problem(const struct cs_rec *r, const struct cycsample_info *info, char *buf,
 			      size_t len)
 {
@@ -527,6 +552,8 @@ const char *cs_record_problem(const struct cs_rec *r, const struct cycsample_inf
 		if (!memchr(te->comm, 0, sizeof(te->comm)))
 			PROBLEM("task record comm not terminated");
 		return NULL;
+	case CYCSAMPLE_REC_MMAP:
+		return mmap_problem(r->buf, info, buf, len);
 	default:
 		PROBLEM("unknown record type %u (size %u)", h->type, h->size);
 	}
@@ -605,6 +632,9 @@ void cs_count(const struct cs_recs *r, struct cs_counts *c)
 			break;
 		case CYCSAMPLE_REC_EXIT:
 			c->exits++;
+			break;
+		case CYCSAMPLE_REC_MMAP:
+			c->mmaps++;
 			break;
 		}
 	}

@@ -71,7 +71,8 @@ enum cycsample_event {
 #define CYCSAMPLE_CFG_USER_CHAIN	(1U << 4) /* record user callchains */
 #define CYCSAMPLE_CFG_REGS_USER		(1U << 5) /* record the full user register set */
 #define CYCSAMPLE_CFG_ENABLE_ON_EXEC	(1U << 6) /* PID/TID: count from the target's next exec */
-#define CYCSAMPLE_CFG_ALL_FLAGS		0x7fU
+#define CYCSAMPLE_CFG_MMAP		(1U << 7) /* MMAP records of new executable mappings */
+#define CYCSAMPLE_CFG_ALL_FLAGS		0xffU
 
 /* Bounds, enforced with -EINVAL. */
 #define CYCSAMPLE_MAX_STACK		127	/* frames per chain (kernel and user each) */
@@ -319,6 +320,7 @@ enum cycsample_record_type {
 	CYCSAMPLE_REC_LOST	= 2,	/* struct cycsample_lost */
 	CYCSAMPLE_REC_EXEC	= 3,	/* struct cycsample_task_event: target exec'd */
 	CYCSAMPLE_REC_EXIT	= 4,	/* struct cycsample_task_event: target gone, last record */
+	CYCSAMPLE_REC_MMAP	= 5,	/* struct cycsample_mmap: CYCSAMPLE_CFG_MMAP only */
 };
 
 struct cycsample_record_header {
@@ -399,6 +401,61 @@ struct cycsample_task_event {
 	__u32 pid;
 	__u32 tid;
 	char comm[16];			/* NUL-terminated */
+};
+
+/* struct cycsample_mmap.flags */
+#define CYCSAMPLE_MMAP_SHARED		(1U << 0) /* MAP_SHARED, else private */
+#define CYCSAMPLE_MMAP_ANON		(1U << 1) /* no file: @path is a special name or "" */
+#define CYCSAMPLE_MMAP_PATH_LONG	(1U << 2) /* the path did not fit: @path is "" */
+#define CYCSAMPLE_MMAP_ALL_FLAGS	0x7U
+
+/* struct cycsample_mmap.prot, as mmap(2)'s */
+#define CYCSAMPLE_PROT_READ		(1U << 0)
+#define CYCSAMPLE_PROT_WRITE		(1U << 1)
+#define CYCSAMPLE_PROT_EXEC		(1U << 2)
+
+/* Bytes of cycsample_mmap.path at most, its NUL included. */
+#define CYCSAMPLE_MMAP_PATH_MAX		2048
+
+/**
+ * struct cycsample_mmap - a mapping became executable in a process
+ *
+ * Written with CYCSAMPLE_CFG_MMAP, by the thread that made the mapping (or
+ * mprotect()ed a range of one to executable), on the ring of its CPU,
+ * before it returns to user space, so before any sample in that range:
+ * for each executable mapping a process of the target makes (CPU
+ * sessions: any process), file-backed or not, the vdso included.  After
+ * an exec the new program's records follow the EXEC record of that
+ * process.  Mappings already there at START get none: read those from
+ * /proc/PID/maps.
+ *
+ * @start, @len: the range, page aligned; @pgoff: the file offset of @start
+ * in bytes (0 without a file).  @dev_major, @dev_minor, @ino, @ino_generation
+ * identify the file as the kernel knew it at mmap() time (as /proc/PID/maps
+ * and stat(2) show them), so a reader can tell whether the file it opens
+ * by @path is still that one.  @path is the file's path as /proc/PID/maps
+ * shows it (" (deleted)" appended once unlinked), in the namespace of the
+ * mapping thread, NUL-terminated and padded with NULs to the record's size;
+ * without a file, the special mapping's name ("[vdso]") or "".
+ * @path_len: its length without the NUL.
+ */
+struct cycsample_mmap {
+	struct cycsample_record_header hdr;
+	__u64 time;
+	__u32 pid;
+	__u32 tid;
+	__u64 start;
+	__u64 len;
+	__u64 pgoff;
+	__u64 ino;
+	__u32 dev_major;
+	__u32 dev_minor;
+	__u32 ino_generation;
+	__u32 prot;			/* CYCSAMPLE_PROT_* */
+	__u32 flags;			/* CYCSAMPLE_MMAP_* */
+	__u16 path_len;
+	__u16 reserved;
+	char path[];
 };
 
 #define CYCSAMPLE_MAX_RECORD_SIZE \
