@@ -612,13 +612,40 @@ int maps_read(struct maps *ms, u32 pid, u64 gen_time, const char *text)
 	return 0;
 }
 
-int maps_exec(struct maps *ms, u32 pid, u64 time)
+void maps_new_gen(struct maps *ms, u32 pid, u64 time)
 {
 	struct proc_maps *p = maps_proc(ms, pid, true);
 
 	if (time > p->cur_gen)
 		p->cur_gen = time;
-	return maps_read(ms, pid, p->cur_gen, NULL);
+}
+
+int maps_exec(struct maps *ms, u32 pid, u64 time)
+{
+	maps_new_gen(ms, pid, time);
+	return maps_read(ms, pid, maps_proc(ms, pid, false)->cur_gen, NULL);
+}
+
+void maps_mapped(struct maps *ms, const struct map *tmpl, size_t path_len, u64 time)
+{
+	struct proc_maps *p = maps_proc(ms, tmpl->pid, true);
+	size_t suffix = strlen(DELETED_SUFFIX);
+	struct map m = *tmpl;
+
+	if (path_len > suffix && !memcmp(tmpl->path + path_len - suffix, DELETED_SUFFIX, suffix)) {
+		m.deleted = true;
+		path_len -= suffix;
+	}
+	maps_set_path(&m, tmpl->path, path_len);
+	/*
+	 * The generation of the program the process ran then: its EXEC record
+	 * comes first on the ring, so cur_gen is it, unless this record was
+	 * drained after a later exec's (another ring): then its own time.
+	 */
+	m.gen_time = time >= p->cur_gen ? p->cur_gen : time;
+	if (!known_in_gen(ms, p, &m))
+		attach_dso(ms, maps_add(ms, &m));
+	free(m.path);
 }
 
 struct map *maps_find(struct maps *ms, u32 pid, u64 time, u64 addr)

@@ -135,6 +135,17 @@ int maps_read(struct maps *ms, u32 pid, u64 gen_time, const char *text);
 /* Start a new generation for @pid at @time (EXEC record) and read it. */
 int maps_exec(struct maps *ms, u32 pid, u64 time);
 
+/* The same without reading: MMAP records will tell the new program's maps. */
+void maps_new_gen(struct maps *ms, u32 pid, u64 time);
+
+/*
+ * A mapping the kernel reported at @time (MMAP record): @tmpl's pid, range,
+ * offset, prot, device and inode, and @path_len bytes at tmpl->path (not
+ * NUL-terminated; " (deleted)" is taken off).  Added to the process's
+ * generation of that time, and its file opened, unless already known.
+ */
+void maps_mapped(struct maps *ms, const struct map *tmpl, size_t path_len, u64 time);
+
 /* The mapping of @addr in @pid at @time, or NULL. */
 struct map *maps_find(struct maps *ms, u32 pid, u64 time, u64 addr);
 

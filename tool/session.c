@@ -253,6 +253,9 @@ struct drain_ctx {
 	struct resolver *r;
 	bool exited;
 	bool warned;
+	bool mmap_recs; /* the module writes MMAP records (CYCSAMPLE_CFG_MMAP) */
+	bool mmap_lossy; /* ... and a ring dropped records: they may be missing */
+	u32 nr_mmap; /* MMAP records applied */
 	struct reread *reread;
 	u32 nr_reread, alloc_reread;
 };
@@ -317,15 +320,63 @@ static u64 reread_due(struct drain_ctx *c)
 	return next;
 }
 
+/*
+ * Are the maps of processes the session samples known from MMAP records?
+ * Then a process needs /proc/PID/maps read once, for what it had before
+ * we knew it (the target at START, a child's maps inherited at fork), and
+ * no re-read: its later mappings come as records.  After a drop they may
+ * be incomplete, and the re-reads are made as without records.
+ */
+static bool maps_from_records(const struct drain_ctx *c)
+{
+	return c->mmap_recs && !c->mmap_lossy;
+}
+
+/* An MMAP record: the mapping it tells.  Malformed ones are skipped. */
+static void on_mmap(struct drain_ctx *c, const void *rec, u32 size, u32 cpu)
+{
+	const struct cycsample_mmap *r = rec;
+	struct map m;
+
+	if (size < sizeof(*r) || r->path_len >= size - sizeof(*r) || !r->len ||
+	    r->start + r->len < r->start) {
+		if (!c->warned)
+			pr_warn("ring of cpu %u: malformed MMAP record skipped", cpu);
+		c->warned = true;
+		return;
+	}
+	memset(&m, 0, sizeof(m));
+	m.pid = r->pid;
+	m.start = r->start;
+	m.end = r->start + r->len;
+	m.pgoff = r->pgoff;
+	m.ino = r->ino;
+	m.dev_major = r->dev_major;
+	m.dev_minor = r->dev_minor;
+	m.prot = (r->prot & CYCSAMPLE_PROT_READ ? MAP_R : 0) |
+		 (r->prot & CYCSAMPLE_PROT_WRITE ? MAP_W : 0) |
+		 (r->prot & CYCSAMPLE_PROT_EXEC ? MAP_X : 0);
+	/* only the bytes before path_len: the record's padding is not trusted */
+	m.path = (char *)r->path;
+	maps_mapped(c->ms, &m, r->path_len, r->time);
+	c->nr_mmap++;
+}
+
 static int on_record(void *arg, const void *rec, u32 size, u32 cpu)
 {
 	struct drain_ctx *c = arg;
 	const struct cycsample_task_event *t;
+	struct proc_maps *pm;
 	struct rec_sample v;
 	enum rec_status st;
 	const char *why;
 	u32 sz;
 
+	if (size >= sizeof(struct cycsample_record_header) &&
+	    ((const struct cycsample_record_header *)rec)->type == CYCSAMPLE_REC_MMAP) {
+		on_mmap(c, rec, size, cpu);
+		return 0;
+	}
 	st = prof_add_record(c->p, rec, size, cpu, &sz, &why);
 	if (st == REC_CORRUPT && !c->warned) {
 		pr_warn("ring of cpu %u: corrupt record skipped: %s", cpu, why);
@@ -337,16 +388,29 @@ static int on_record(void *arg, const void *rec, u32 size, u32 cpu)
 	switch (((const struct cycsample_record_header *)rec)->type) {
 	case CYCSAMPLE_REC_SAMPLE:
 		rec_sample_view(rec, &v);
-		if (!maps_proc(c->ms, v.s->pid, false)) {
+		pm = maps_proc(c->ms, v.s->pid, false);
+		/* new to us (its MMAP records may have come first) */
+		if (!pm || !pm->nr_refresh) {
 			read_comm(c->p, v.s->pid);
-			reread_add(c, v.s->pid);
+			if (!maps_from_records(c))
+				reread_add(c, v.s->pid);
 		}
+		/* reads the maps of a process new to us */
 		res_observe(c->r, &v);
 		break;
 	case CYCSAMPLE_REC_EXEC:
 		t = rec;
+		if (maps_from_records(c)) {
+			maps_new_gen(c->ms, t->pid, t->time);
+			break;
+		}
 		maps_exec(c->ms, t->pid, t->time);
 		reread_add(c, t->pid);
+		break;
+	case CYCSAMPLE_REC_LOST:
+		if (maps_from_records(c))
+			pr_debug("records lost: maps re-read from /proc as without MMAP records");
+		c->mmap_lossy = true;
 		break;
 	case CYCSAMPLE_REC_EXIT:
 		c->exited = true;
@@ -509,6 +573,8 @@ static void build_config(const struct record_opts *o, s32 target, struct cycsamp
 	cfg->wakeup_bytes = wakeup_bytes(o->ring_pages);
 	if (o->cmd)
 		cfg->flags |= CYCSAMPLE_CFG_ENABLE_ON_EXEC;
+	/* the maps of what runs come from the kernel, not from /proc re-reads */
+	cfg->flags |= CYCSAMPLE_CFG_MMAP;
 }
 
 /*
@@ -641,6 +707,13 @@ int session_record(const struct record_opts *o, struct profile *p, struct maps *
 	ms->defer_parse = ms->live;
 	build_config(o, target, &cfg);
 	ret = dev_configure(&d, &cfg);
+	if (ret == -EINVAL) {
+		/* a module from before MMAP records: read /proc/PID/maps instead */
+		cfg.flags &= ~CYCSAMPLE_CFG_MMAP;
+		ret = dev_configure(&d, &cfg);
+		if (!ret)
+			pr_debug("%s writes no MMAP records: maps read from /proc", o->device);
+	}
 	if (ret == -EINVAL && (cfg.flags & CYCSAMPLE_CFG_ENABLE_ON_EXEC)) {
 		/* a module from before ENABLE_ON_EXEC: the child is sampled from START */
 		cfg.flags &= ~CYCSAMPLE_CFG_ENABLE_ON_EXEC;
@@ -696,6 +769,7 @@ int session_record(const struct record_opts *o, struct profile *p, struct maps *
 			goto out_close;
 		}
 	}
+	dc.mmap_recs = cfg.flags & CYCSAMPLE_CFG_MMAP;
 	dev_info(&d);
 	if (loop(o, &d, &dc, target, &c, &old_mask))
 		goto out_stop;
@@ -704,8 +778,9 @@ int session_record(const struct record_opts *o, struct profile *p, struct maps *
 		pr_warn("%s: stop: %s", o->device, strerror(-ret));
 	dev_drain(&d, on_record, &dc);
 	pr_debug("while recording: %u reads of /proc/PID/maps (%u as they were), %u of [vdso], "
-		 "%u files to parse",
-		 ms->nr_maps_reads, ms->nr_maps_same, ms->nr_vdso_reads, ms->nr_pending);
+		 "%u files to parse, %u MMAP records%s",
+		 ms->nr_maps_reads, ms->nr_maps_same, ms->nr_vdso_reads, ms->nr_pending, dc.nr_mmap,
+		 dc.mmap_lossy ? " (some lost)" : "");
 	maps_parse_pending(ms);
 	if (!dev_info(&d))
 		copy_info(&p->meta, &d.info);

@@ -1041,6 +1041,56 @@ static void test_maps_unchanged(void)
 }
 
 /*
+ * MMAP records: a mapping the kernel reported joins the generation of the
+ * process's last EXEC (read nothing from /proc), its file opened, its
+ * " (deleted)" taken off; the same record twice adds one mapping; one
+ * drained after a later EXEC keeps its own time as generation.
+ */
+static void test_maps_mapped(void)
+{
+	static const char lib[] = "/libfx.so (deleted)";
+	char *root = fx_path("mproc");
+	struct map tmpl = { .pid = 400, .prot = MAP_R | MAP_X, .ino = 5 }, *m;
+	struct maps ms;
+	u32 nr;
+
+	ok(!fx_sh("rm -rf mproc && mkdir -p mproc/400/map_files && "
+		  "ln -s $PWD/libfx.so mproc/400/map_files/7f0000000000-7f0000001000 && "
+		  "echo '00400000-00401000 r-xp 00000000 00:00 0 [anon:old]' > mproc/400/maps"),
+	   "a /proc with a process before its exec");
+	maps_init(&ms, true);
+	ms.proc_root = root;
+	maps_read(&ms, 400, 0, NULL);
+	maps_new_gen(&ms, 400, 10);
+	is_u64(ms.nr_maps_reads, 1, "a new generation from an EXEC record reads nothing");
+	tmpl.start = 0x7f0000000000;
+	tmpl.end = tmpl.start + 0x1000;
+	tmpl.pgoff = 0x2000;
+	tmpl.path = (char *)lib;
+	maps_mapped(&ms, &tmpl, strlen(lib), 12);
+	nr = ms.nr_all;
+	m = maps_find(&ms, 400, 12, 0x7f0000000800);
+	ok(m && m->gen_time == 10 && m->pgoff == 0x2000 && m->ino == 5 && m->kind == MAP_FILE,
+	   "the mapping is of the EXEC's generation");
+	ok(m && m->deleted && !strcmp(m->path, "/libfx.so"), "' (deleted)' is taken off: %s",
+	   m ? m->path : "(none)");
+	ok(m && m->dso, "its file is opened through map_files");
+	maps_mapped(&ms, &tmpl, strlen(lib), 13);
+	is_u64(ms.nr_all, nr, "the same mapping again adds nothing");
+	tmpl.start = 0x7f0000100000;
+	tmpl.end = tmpl.start + 0x1000;
+	tmpl.path = (char *)"";
+	maps_new_gen(&ms, 400, 20);
+	maps_mapped(&ms, &tmpl, 0, 15);
+	m = maps_find(&ms, 400, 16, 0x7f0000100000);
+	ok(m && m->gen_time == 15 && m->kind == MAP_ANON,
+	   "an anonymous one drained after a later EXEC keeps its own time");
+	is_u64(ms.nr_maps_reads, 1, "still one read of /proc");
+	maps_free(&ms);
+	free(root);
+}
+
+/*
  * A file opened while recording and rewritten in place before the run
  * ends (same inode, other size) is not parsed as if it were what the
  * process mapped; an untouched one is.
@@ -1380,6 +1430,7 @@ int main(void)
 	test_vdso();
 	test_vdso_once();
 	test_maps_unchanged();
+	test_maps_mapped();
 	test_pending_rewritten();
 	test_kmod_unchecked();
 	test_kmod_same_hash();
