@@ -436,6 +436,7 @@ bool dwline_read(const struct dwline_secs *s, u64 off, u32 addr_size, const char
 	c.end = c.p + len;
 	if (!read_header(&c, addr_size, &h) || !lengths_sane(&h))
 		return false;
+	t->version = h.version;
 	if (!(h.version >= 5 ? read_tables_v5(&c, s, &h, t) : read_tables_v4(&c, comp_dir, t)))
 		return false;
 	if (c.p != c.end)

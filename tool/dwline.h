@@ -42,6 +42,7 @@ struct dwline_file {
 };
 
 struct dwline {
+	u16 version; /* the line table's: from 5 on, file 0 is the unit's primary file */
 	struct dwline_file *files;
 	u32 nr_files;
 	u32 alloc_files;

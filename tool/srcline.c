@@ -17,6 +17,9 @@
 #include "dwscan.h"
 #include "srcline.h"
 
+/* A DW_AT_call_file that names no file: absent, or 0 before DWARF 5. */
+#define NO_FILE UINT32_MAX
+
 /* Bounds no real unit reaches; beyond them the DWARF is taken as hostile. */
 #define MAX_DIE_DEPTH 256
 #define MAX_UNIT_NODES (1U << 22)
@@ -39,7 +42,7 @@ struct fn_node {
 	u32 tree; /* functions: index into unit.trees once walked, else IV_NONE */
 	Dwarf_Off off; /* the DIE */
 	bool named;
-	u32 call_file; /* DW_AT_call_file: index into the unit's file table */
+	u32 call_file; /* DW_AT_call_file: index into the unit's file table, or NO_FILE */
 	u32 call_line;
 	const char *name;
 };
@@ -366,13 +369,14 @@ static const char *die_name(Dwarf_Die *die)
 	return s;
 }
 
-static u32 die_udata(Dwarf_Die *die, unsigned int name)
+/* @die's constant @name, or @none when it has none that fits a u32 */
+static u32 die_udata(Dwarf_Die *die, unsigned int name, u32 none)
 {
 	Dwarf_Attribute attr;
 	Dwarf_Word v;
 
-	if (!dwarf_attr(die, name, &attr) || dwarf_formudata(&attr, &v) || v > UINT32_MAX)
-		return 0;
+	if (!dwarf_attr(die, name, &attr) || dwarf_formudata(&attr, &v) || v >= UINT32_MAX)
+		return none;
 	return v;
 }
 
@@ -538,6 +542,7 @@ static bool libdw_lines(struct unit *u)
 	if (dwarf_getsrclines(&u->die, &lines, &nr) ||
 	    dwarf_getsrcfiles(&u->die, &files, &nr_files))
 		return false;
+	u->lines.version = u->version; /* libdw does not say the line table's own */
 	if (!dwarf_getsrcdirs(files, &dirs, &nr_dirs) && nr_dirs) {
 		VEC_GROW(u->lines.dirs, u->lines.nr_dirs, u->lines.alloc_dirs);
 		u->lines.dirs[u->lines.nr_dirs++] = dirs[0];
@@ -763,8 +768,8 @@ static const struct fn_node *node_info(struct dso_dwarf *dd, struct fn_node *n)
 	if (!dwarf_offdie(dd->dw, n->off, &die))
 		return n;
 	n->name = die_name(&die);
-	n->call_file = die_udata(&die, DW_AT_call_file);
-	n->call_line = die_udata(&die, DW_AT_call_line);
+	n->call_file = die_udata(&die, DW_AT_call_file, NO_FILE);
+	n->call_line = die_udata(&die, DW_AT_call_line, 0);
 	return n;
 }
 
@@ -785,9 +790,16 @@ static const char *abs_file(struct dso_dwarf *dd, struct unit *u, const char *na
 	return strpool_str(&dd->abs_names, off);
 }
 
+/*
+ * A call site's file.  From DWARF 5 on, file 0 of the line table is the
+ * unit's primary source file, and clang's call sites in it say 0; before,
+ * 0 is no file (libdw's "???" placeholder sits there).
+ */
 static const char *unit_file(struct dso_dwarf *dd, struct unit *u, u32 idx)
 {
-	return idx ? abs_file(dd, u, dwline_file(&u->lines, idx)) : NULL;
+	if (idx == NO_FILE || (!idx && u->lines.version < 5))
+		return NULL;
+	return abs_file(dd, u, dwline_file(&u->lines, idx));
 }
 
 static u32 dwarf_frames(struct dso *d, u64 vaddr, struct src_frame *out, u32 max)

@@ -5,7 +5,8 @@
  * every cut of a unit and many corruptions of it scanned or refused
  * without reading out of bounds.  dwline, the .debug_line decoder: on
  * fixtures built now (C
- * with inline functions, DWARF 5 and 4, C++, a zlib-compressed copy) and
+ * with inline functions, DWARF 5 and 4, C++, a zlib-compressed copy, clang's
+ * DWARF 5 whose rows name file 0) and
  * on this program (cycread's sources: many units),
  * every unit's table equal row by row to libdw's (address, end of
  * sequence, line, file name) and its file table equal to libdw's; hand-made
@@ -270,6 +271,17 @@ static void test_fixtures(void)
 		ok(!fx_sh(fx[i].cmd, TEST_SRCDIR, TEST_SRCDIR), "build %s", fx[i].what);
 		compare_libdw(bin, fx[i].what);
 		free(bin);
+	}
+	/* clang's DWARF 5 rows in file 0, the primary file, as libdw names it */
+	if (have_tool("clang++")) {
+		char *bin = fx_path("dl_clang5");
+
+		ok(!fx_sh("clang++ -O2 -gdwarf-5 %s/fixtures/fx_cxx.cc -o dl_clang5", TEST_SRCDIR),
+		   "build C++ with clang++ -gdwarf-5");
+		compare_libdw(bin, "C++, clang, DWARF 5");
+		free(bin);
+	} else {
+		tap_skip("clang++ missing: its DWARF 5 line tables untested");
 	}
 	/* many units, and the sequences of .text.startup and .text.unlikely */
 	compare_libdw("/proc/self/exe", "this test program");

@@ -209,6 +209,30 @@ static void build_fixtures(void)
 	   "build it with DWARF 4");
 }
 
+/*
+ * clang's DWARF 5 names the primary source file as file 0 of the line
+ * table, and so DW_AT_call_file 0 is fx_twice's and fx_mix's call site in
+ * fx_inline.c (before DWARF 5, 0 means no file).
+ */
+static void test_clang_dwarf5(void)
+{
+	char *bin = fx_path("fx_inline_clang5");
+	struct lt_stats st;
+
+	if (!have_tool("clang")) {
+		tap_skip("clang missing: DW_AT_call_file 0 of DWARF 5 untested");
+		free(bin);
+		return;
+	}
+	ok(!fx_sh("clang -O2 -gdwarf-5 -I%s/fixtures %s/fixtures/fx_inline.c -o fx_inline_clang5",
+		  TEST_SRCDIR, TEST_SRCDIR),
+	   "build the C fixture with clang -O2 -gdwarf-5");
+	st = compare_addr2line(bin, "clang, DWARF 5, call sites in file 0");
+	ok(st.with_inline > 10 && st.deepest >= 3,
+	   "clang: inline chains three deep, their call sites in the primary file");
+	free(bin);
+}
+
 static void test_against_addr2line(void)
 {
 	struct lt_stats c, cxx;
@@ -736,6 +760,7 @@ int main(void)
 	}
 	build_fixtures();
 	test_against_addr2line();
+	test_clang_dwarf5();
 	test_reports();
 	test_corrupt_dwarf();
 	test_looping_siblings();
