@@ -420,6 +420,7 @@ bool dwline_read(const struct dwline_secs *s, u64 off, u32 addr_size, const char
 {
 	struct dwcur c = { .big = s->big_endian };
 	struct header h = { .offset_size = 4 };
+	size_t guess;
 	u64 len;
 
 	if (!s->line || off >= s->line_size || (addr_size != 4 && addr_size != 8))
@@ -443,10 +444,16 @@ bool dwline_read(const struct dwline_secs *s, u64 off, u32 addr_size, const char
 		return false; /* the tables end exactly where the header says */
 	c.p = h.prog;
 	c.end = h.prog_end;
-	/* rows take 2 to 3 bytes each in compilers' programs: grow once or twice, not 15 times */
-	if (!t->alloc_rows && (size_t)(c.end - c.p) / 4 > 16) {
-		t->alloc_rows = (c.end - c.p) / 4;
-		t->rows = xmalloc(t->alloc_rows * sizeof(*t->rows));
+	/*
+	 * Rows take 2 to 3 bytes each in compilers' programs: room for a
+	 * quarter of the bytes grows the array once or twice, not 15 times.
+	 * A guess, so bounded, and its size checked: on a 32-bit host the
+	 * product wraps from a 716 MiB program on.
+	 */
+	guess = MIN((size_t)(c.end - c.p) / 4, DWLINE_ROWS_AT_ONCE);
+	if (!t->alloc_rows && guess > 16) {
+		t->alloc_rows = guess;
+		t->rows = xrealloc(NULL, guess, sizeof(*t->rows));
 	}
 	if (!run(&c, &h, addr_size, t))
 		return false;

@@ -25,6 +25,12 @@
 
 #include "util.h"
 
+/*
+ * The most rows the decoder makes room for before it has them: beyond,
+ * the array doubles as rows come.
+ */
+#define DWLINE_ROWS_AT_ONCE (1U << 20)
+
 struct dwline_row {
 	u64 addr;
 	u32 file; /* index into dwline.files */

@@ -649,6 +649,63 @@ static void test_hostile(const struct prog *orig, const char *what)
 	   runs, refused);
 }
 
+/*
+ * Room for rows is made once, for a quarter of the program's bytes.  On a
+ * 32-bit host, 24-byte rows for a quarter of a 716 MiB program wrap the
+ * allocation's size; here, a 64-bit unit length claiming 2.7 EiB (the
+ * section's size says as much, and only its first bytes are read: the
+ * program is refused at its fourth opcode) makes the same product wrap
+ * to 8 bytes.  The three rows before then must fit what was allocated
+ * (ASan), and no guess of the decoder's may ask for more than
+ * DWLINE_ROWS_AT_ONCE rows at once.
+ */
+static void test_huge_program(void)
+{
+	size_t rows = SIZE_MAX / sizeof(struct dwline_row) + 1; /* rows * size wraps */
+	u64 prog_bytes = (u64)rows * 4, unit_len;
+	struct dwline t = { 0 };
+	struct dwline_secs s;
+	struct prog p = { .n = 0 };
+	u32 hlen_at, prog_at;
+	u8 *copy;
+
+	put_n(&p, 0xffffffff, 4); /* 64-bit DWARF: the length follows in 8 bytes */
+	put_n(&p, 0, 8);
+	put_n(&p, 4, 2);
+	hlen_at = p.n;
+	put_n(&p, 0, 8);
+	header_fixed(&p, 4);
+	put8(&p, 0);
+	put_str(&p, "a.c");
+	put_uleb(&p, 0);
+	put_uleb(&p, 0);
+	put_uleb(&p, 0);
+	put8(&p, 0);
+	prog_at = p.n;
+	put8(&p, DW_LNS_copy);
+	put8(&p, DW_LNS_copy);
+	put8(&p, DW_LNS_copy);
+	put8(&p, 0); /* an extended opcode of length 0: corrupt, the decoder stops */
+	put_uleb(&p, 0);
+	unit_len = prog_at - 12 + prog_bytes;
+	memcpy(p.b + 4, &unit_len, 8);
+	unit_len = prog_at - (hlen_at + 8);
+	memcpy(p.b + hlen_at, &unit_len, 8);
+	copy = xmalloc(p.n);
+	memcpy(copy, p.b, p.n);
+	s = secs_of(&p);
+	s.line = copy;
+	s.line_size = prog_at + prog_bytes;
+	ok(!dwline_read(&s, 0, 8, NULL, &t), "a program claiming %llu bytes: refused at its end",
+	   (unsigned long long)prog_bytes);
+	ok(t.alloc_rows <= DWLINE_ROWS_AT_ONCE && t.nr_rows == 3,
+	   "its 3 rows in room for %zu, not for a quarter of its claimed bytes (%zu, %zu bytes "
+	   "wrapped)",
+	   t.alloc_rows, rows, rows * sizeof(struct dwline_row));
+	dwline_free(&t);
+	free(copy);
+}
+
 static void test_programs(void)
 {
 	struct prog p4, p5, p;
@@ -662,6 +719,7 @@ static void test_programs(void)
 	check_lookups(&p4, "DWARF 4 program", "inc/b.h:10");
 	check_lookups(&p5, "DWARF 5 program (line_strp, string, udata, data16)", "inc/b.h:10");
 	test_overlap();
+	test_huge_program();
 	test_hostile(&p4, "DWARF 4 program");
 	test_hostile(&p5, "DWARF 5 program");
 
