@@ -225,6 +225,28 @@ static bool read_ref(const u8 *at, const struct dwcur *c, u64 form, u64 *ref)
 	return !r.bad && *ref;
 }
 
+/*
+ * Where the DW_AT_sibling @sib (unit-relative) of the DIE at @off points,
+ * into *@p; false when outside the unit, backwards, or back into the
+ * children just scanned (each level would scan the next twice): libdw's
+ * walk judges those.  A DW_FORM_ref8 says any 64-bit value: it is bounded
+ * by the unit before it is added, and start < end (dwscan_funcs()), so
+ * start + sib < end cannot wrap.
+ */
+static bool sibling_at(const struct dwscan_unit *u, u64 off, u64 sib, const u8 *here,
+		       const u8 **p)
+{
+	u64 target;
+
+	if (sib >= u->end - u->start)
+		return false;
+	target = u->start + sib;
+	if (target <= off || u->info + target < here)
+		return false;
+	*p = u->info + target;
+	return true;
+}
+
 /* The scopes srcline.c's walk descends into for functions. */
 static bool holds_funcs(u32 tag)
 {
@@ -285,15 +307,8 @@ static bool scan_children(struct scan *s, struct dwcur *c, bool collect, u32 dep
 		    !scan_children(s, c, true, depth + 1))
 			return false;
 		if (sib) {
-			/*
-			 * Backwards, outside, or back into the children just
-			 * scanned (each level would scan the next twice):
-			 * libdw's walk judges it.
-			 */
-			if (sib >= u->end - u->start || u->start + sib <= off ||
-			    u->info + u->start + sib < c->p)
+			if (!sibling_at(u, off, sib, c->p, &c->p))
 				return false;
-			c->p = u->info + u->start + sib;
 		} else if (a->children && !(collect && holds_funcs(a->tag)) &&
 			   !scan_children(s, c, false, depth + 1)) {
 			return false;
@@ -310,7 +325,9 @@ bool dwscan_funcs(const struct dwscan_unit *u, u64 **offs, u32 *nr)
 
 	*offs = NULL;
 	*nr = 0;
-	if (!u->info || u->die >= u->end || u->end > u->info_size || !read_abbrevs(&s))
+	/* header, DIE, end in that order inside the section: every bound below rests on it */
+	if (!u->info || u->start >= u->die || u->die >= u->end || u->end > u->info_size ||
+	    !read_abbrevs(&s))
 		goto out;
 	c.p = u->info + u->die;
 	c.end = u->info + u->end;

@@ -3,7 +3,8 @@
  * test_dwline - cycread's own DWARF readers.  dwscan: on the same files,
  * every unit's functions with code found at the DIEs libdw's walk finds;
  * every cut of a unit and many corruptions of it scanned or refused
- * without reading out of bounds.  dwline, the .debug_line decoder: on
+ * without reading out of bounds; hand-made units whose DW_FORM_ref8
+ * siblings wrap or leave the unit refused.  dwline, the .debug_line decoder: on
  * fixtures built now (C
  * with inline functions, DWARF 5 and 4, C++, a zlib-compressed copy, clang's
  * DWARF 5 whose rows name file 0) and
@@ -743,10 +744,129 @@ static void test_programs(void)
 	dwline_free(&t);
 }
 
+/* ---- hand-made units for the scan ---------------------------------------- */
+
+/*
+ * A unit's abbreviations: 1 the unit (children), 2 a subprogram with a
+ * DW_AT_sibling of @sib_form and children, 3 a base type.
+ */
+static void scan_abbrevs(struct prog *a, u64 sib_form)
+{
+	a->n = 0;
+	put8(a, 1);
+	put_uleb(a, DW_TAG_compile_unit);
+	put8(a, DW_CHILDREN_yes);
+	put8(a, 0);
+	put8(a, 0);
+	put8(a, 2);
+	put_uleb(a, DW_TAG_subprogram);
+	put8(a, DW_CHILDREN_yes);
+	put_uleb(a, DW_AT_sibling);
+	put_uleb(a, sib_form);
+	put8(a, 0);
+	put8(a, 0);
+	put8(a, 3);
+	put_uleb(a, DW_TAG_base_type);
+	put8(a, DW_CHILDREN_no);
+	put8(a, 0);
+	put8(a, 0);
+	put8(a, 0);
+}
+
+/*
+ * @pad bytes of an earlier unit, then a DWARF 4 unit: its DIE, a
+ * subprogram whose sibling is @sib (8 bytes), a base type in it, a base
+ * type after it.  Returns the unit's description; *@good is the sibling
+ * that points at the base type after the subprogram.
+ */
+static struct dwscan_unit scan_unit(struct prog *info, const struct prog *abbrev, u32 pad, u64 sib,
+				    u64 *good)
+{
+	u32 start = pad, die;
+
+	info->n = 0;
+	while (info->n < pad)
+		put8(info, 0xee);
+	put_n(info, 0, 4); /* unit_length, patched below */
+	put_n(info, 4, 2);
+	put_n(info, 0, 4); /* abbrev_offset */
+	put8(info, 8);
+	die = info->n;
+	put8(info, 1); /* the unit */
+	put8(info, 2); /* the subprogram */
+	put_n(info, sib, 8);
+	put8(info, 3); /* its child */
+	put8(info, 0);
+	*good = info->n - start;
+	put8(info, 3); /* its sibling */
+	put8(info, 0); /* the unit's children end */
+	memcpy(info->b + start, &(u32){ info->n - start - 4 }, 4);
+	return (struct dwscan_unit){
+		.info = info->b,
+		.info_size = info->n,
+		.abbrev = abbrev->b,
+		.abbrev_size = abbrev->n,
+		.start = start,
+		.die = die,
+		.end = info->n,
+		.version = 4,
+		.addr_size = 8,
+		.offset_size = 4,
+	};
+}
+
+/* The scan of @u over a heap copy of its .debug_info (ASan sees any read past it). */
+static bool scan_copy(struct dwscan_unit u)
+{
+	u8 *copy = xmalloc(u.info_size);
+	u64 *offs = NULL;
+	u32 nr;
+	bool ok;
+
+	memcpy(copy, u.info, u.info_size);
+	u.info = copy;
+	ok = dwscan_funcs(&u, &offs, &nr);
+	free(offs);
+	free(copy);
+	return ok;
+}
+
+/*
+ * A DW_FORM_ref8 sibling can say anything: start + sib wraps, or, in a
+ * unit described with its header past its end, leaves the section.  The
+ * scan bounds the sibling by the unit explicitly, and takes only a unit
+ * whose header, DIE and end are in that order inside the section.
+ */
+static void test_scan_siblings(void)
+{
+	struct prog info, abbrev;
+	struct dwscan_unit u;
+	u64 good, wrap;
+
+	scan_abbrevs(&abbrev, DW_FORM_ref8);
+	scan_unit(&info, &abbrev, 16, 0, &good);
+	u = scan_unit(&info, &abbrev, 16, good, &good);
+	ok(scan_copy(u), "a ref8 sibling to the next DIE: scanned");
+	/* 16 + sib wraps to 5, inside the section, before the unit */
+	wrap = (u64)0 - 16 + 5;
+	u = scan_unit(&info, &abbrev, 16, wrap, &good);
+	ok(!scan_copy(u), "a ref8 sibling whose sum with the unit's start wraps: refused");
+	u = scan_unit(&info, &abbrev, 16, UINT64_MAX, &good);
+	ok(!scan_copy(u), "a ref8 sibling of 2^64-1: refused");
+	/* a header said to lie past the unit's end: end - start wraps, sib 1 passed it */
+	u = scan_unit(&info, &abbrev, 16, 1, &good);
+	u.start = u.end + 1;
+	ok(!scan_copy(u), "a unit whose header lies past its end: refused, nothing read past it");
+	u = scan_unit(&info, &abbrev, 16, good, &good);
+	u.start = u.die;
+	ok(!scan_copy(u), "a unit whose header is where its DIE is: refused");
+}
+
 int main(void)
 {
 	elf_version(EV_CURRENT);
 	test_programs();
+	test_scan_siblings();
 	if (have_tool("gcc") && have_tool("g++") && have_tool("objcopy"))
 		test_fixtures();
 	else
