@@ -569,6 +569,7 @@ static bool libdw_lines(struct unit *u)
 		dwarf_lineno(l, &lineno);
 		dwline_add_row(&u->lines, addr, file, lineno > 0 ? lineno : 0, end);
 	}
+	dwline_sort(&u->lines); /* libdw's order already: a pass over the rows says so */
 	ok = true;
 out:
 	u64map_free(&idx);
@@ -597,6 +598,7 @@ static bool own_lines(struct dso_dwarf *dd, struct unit *u)
  * program of garbage often parses without error into rows that lie
  * nowhere; a real one describes the code of its unit (a unit may begin
  * with top-level asm, which has no rows, so no particular row is required).
+ * Either reader's rows come out of dwline_sort(), in address order.
  */
 static bool lines_sane(struct dso_dwarf *dd, struct unit *u)
 {
@@ -614,11 +616,8 @@ static bool lines_sane(struct dso_dwarf *dd, struct unit *u)
 	}
 	if (t->nr_dirs && t->dirs[0] && t->dirs[0][0] == '/')
 		u->comp_dir = t->dirs[0];
-	for (i = 0; i < t->nr_rows && !inside; i++) {
-		if (i && t->rows[i].addr < t->rows[i - 1].addr)
-			return false; /* libdw sorts them: not sorted is not DWARF */
+	for (i = 0; i < t->nr_rows && !inside; i++)
 		inside = !t->rows[i].end && dwarf_haspc(&u->die, t->rows[i].addr) > 0;
-	}
 	return inside || !t->nr_rows; /* no lines: nothing wrong with that */
 }
 
