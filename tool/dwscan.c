@@ -316,6 +316,75 @@ static bool scan_children(struct scan *s, struct dwcur *c, bool collect, u32 dep
 	}
 }
 
+bool dwscan_unit_at(struct dwscan_unit *u, const u8 *info, size_t info_size, const u8 *abbrev,
+		    size_t abbrev_size, bool big_endian, u64 off)
+{
+	struct dwcur c = { .big = big_endian };
+	u8 offset_size = 4, addr_size;
+	u64 len, abbrev_off;
+	u16 version;
+
+	if (!info || off >= info_size)
+		return false;
+	c.p = info + off;
+	c.end = info + info_size;
+	len = dw_uint(&c, 4);
+	if (len == 0xffffffff) {
+		len = dw_uint(&c, 8);
+		offset_size = 8;
+	} else if (len >= 0xfffffff0) {
+		return false; /* reserved lengths */
+	}
+	if (c.bad || len > (u64)(c.end - c.p))
+		return false;
+	c.end = c.p + len;
+	version = dw_uint(&c, 2);
+	if (c.bad || version < 2 || version > 5)
+		return false;
+	if (version >= 5) {
+		u8 type = dw_u8(&c);
+
+		addr_size = dw_u8(&c);
+		abbrev_off = dw_uint(&c, offset_size);
+		switch (type) {
+		case DW_UT_compile:
+		case DW_UT_partial:
+			break;
+		case DW_UT_skeleton:
+		case DW_UT_split_compile:
+			dw_uint(&c, 8); /* dwo_id */
+			break;
+		case DW_UT_type:
+		case DW_UT_split_type:
+			dw_uint(&c, 8); /* type_signature */
+			dw_uint(&c, offset_size); /* type_offset */
+			break;
+		default:
+			return false;
+		}
+	} else {
+		abbrev_off = dw_uint(&c, offset_size);
+		addr_size = dw_u8(&c);
+	}
+	if (c.bad || c.p >= c.end)
+		return false;
+	*u = (struct dwscan_unit){
+		.info = info,
+		.info_size = info_size,
+		.abbrev = abbrev,
+		.abbrev_size = abbrev_size,
+		.start = off,
+		.die = c.p - info,
+		.end = c.end - info,
+		.abbrev_off = abbrev_off,
+		.version = version,
+		.addr_size = addr_size,
+		.offset_size = offset_size,
+		.big_endian = big_endian,
+	};
+	return true;
+}
+
 bool dwscan_funcs(const struct dwscan_unit *u, u64 **offs, u32 *nr)
 {
 	struct scan s = { .u = u };

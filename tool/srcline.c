@@ -642,21 +642,11 @@ static bool unit_funcs(struct dso_dwarf *dd, struct unit *u)
 		return walk(u, NULL, &u->die, IV_NONE, 0);
 	if (!dd->have_secs)
 		find_secs(dd);
-	su = (struct dwscan_unit){
-		.info = dd->info,
-		.info_size = dd->info_size,
-		.abbrev = dd->abbrev,
-		.abbrev_size = dd->abbrev_size,
-		.start = u->hdr,
-		.die = u->off,
-		.end = u->next,
-		.abbrev_off = u->abbrev_off,
-		.version = u->version,
-		.addr_size = u->addr_size,
-		.offset_size = u->offset_size,
-		.big_endian = dd->secs.big_endian,
-	};
-	if (dwscan_funcs(&su, &offs, &nr) && nr < MAX_UNIT_NODES) {
+	/* the scan reads the header itself: where libdw reads it otherwise, libdw's walk decides */
+	if (dwscan_unit_at(&su, dd->info, dd->info_size, dd->abbrev, dd->abbrev_size,
+			   dd->secs.big_endian, u->hdr) &&
+	    su.die == u->off && su.end == u->next && dwscan_funcs(&su, &offs, &nr) &&
+	    nr < MAX_UNIT_NODES) {
 		for (i = 0; i < nr; i++) {
 			Dwarf_Die die;
 

@@ -1,16 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fuzz_dwline - libFuzzer target: the input as a .debug_line section (and
- * as the string sections its DWARF 5 entries point into), decoded for 8-
- * and 4-byte addresses, then every file name and a spread of addresses
- * looked up, as srcline.c does.  The ELF fuzzer reaches the decoder only
- * through a whole ELF image; this one mutates line programs directly.
+ * fuzz_dwline - libFuzzer target for cycread's own DWARF readers.  The
+ * input as a .debug_line section (and as the string sections its DWARF 5
+ * entries point into), decoded for 8- and 4-byte addresses, then every
+ * file name and a spread of addresses looked up, as srcline.c does.  Then
+ * as a .debug_info and a .debug_abbrev (its first 3 bytes, little endian,
+ * the size of the first): each unit header in turn read by
+ * dwscan_unit_at() and its functions scanned.  The ELF fuzzer reaches
+ * these readers only through a whole ELF image and libdw's unit headers;
+ * this one mutates their input directly.
  */
+#include <stdlib.h>
+
 #include "../dwline.h"
+#include "../dwscan.h"
+
+/* Units scanned per input at most: each takes a byte at least, this keeps inputs quick. */
+#define MAX_UNITS 64
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
 
-int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
+static void fuzz_lines(const unsigned char *data, size_t size)
 {
 	struct dwline_secs s = {
 		.line = data,
@@ -39,5 +49,38 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 		}
 		dwline_free(&t);
 	}
+}
+
+static void fuzz_scan(const unsigned char *data, size_t size)
+{
+	const unsigned char *info = data + 3;
+	struct dwscan_unit u;
+	size_t info_size;
+	u64 off = 0, *offs;
+	u32 units, nr, i;
+
+	if (size < 3)
+		return;
+	info_size = MIN(data[0] | (size_t)data[1] << 8 | (size_t)data[2] << 16, size - 3);
+	for (units = 0; units < MAX_UNITS; units++) {
+		if (!dwscan_unit_at(&u, info, info_size, info + info_size, size - 3 - info_size,
+				    false, off))
+			break;
+		if (u.start != off || u.die <= u.start || u.end <= u.die || u.end > info_size)
+			__builtin_trap(); /* a unit in order inside the section, or none */
+		if (dwscan_funcs(&u, &offs, &nr)) {
+			for (i = 0; i < nr; i++)
+				if (offs[i] <= u.die || offs[i] >= u.end)
+					__builtin_trap(); /* a function inside its unit */
+			free(offs);
+		}
+		off = u.end;
+	}
+}
+
+int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
+{
+	fuzz_lines(data, size);
+	fuzz_scan(data, size);
 	return 0;
 }

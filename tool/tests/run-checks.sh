@@ -192,6 +192,17 @@ if [ -x "$out/fuzz/fuzz_capture" ] && [ -x "$out/fuzz/fuzz_elf" ] && [ -x "$out/
 	objcopy --dump-section .debug_line="$out/fuzz/corpus-dwline/v5" "$out/fuzz/fx_inline"
 	objcopy --dump-section .debug_line="$out/fuzz/corpus-dwline/v4" "$out/fuzz/fx_inline4"
 	cp "$here"/fuzz-seeds/dwline-* "$out/fuzz/corpus-dwline/"
+	# and units to scan: .debug_info after its size in 3 bytes, then .debug_abbrev
+	for b in fx_inline fx_inline4; do
+		(cd "$out/fuzz" && objcopy --dump-section .debug_info=info \
+			--dump-section .debug_abbrev=abbrev "$b" scratch && rm scratch &&
+			python3 - info abbrev >"corpus-dwline/scan-$b" <<'EOF'
+import sys
+info, abbrev = (open(name, "rb").read() for name in sys.argv[1:3])
+sys.stdout.buffer.write(len(info).to_bytes(3, "little") + info + abbrev)
+EOF
+		)
+	done
 	for f in capture elf dwline; do
 		log=$out/fuzz/fuzz_$f.log
 		(cd "$out/fuzz" && ./fuzz_$f -max_total_time="$fuzz_time" -rss_limit_mb=2048 \

@@ -31,6 +31,7 @@
 struct cmp_stats {
 	u32 units;
 	u32 scan_differ;
+	u32 header_differ;
 	u64 funcs;
 	u64 rows;
 	u64 files;
@@ -210,22 +211,16 @@ static void compare_libdw(const char *bin, const char *what)
 	abbrev = section(elf, ".debug_abbrev", &abbrev_size);
 	while (!dwarf_next_unit(dw, off, &next, &hsize, &version, &abbrev_off, &asize, &osize, NULL,
 				NULL)) {
-		struct dwscan_unit su = {
-			.info = info,
-			.info_size = info_size,
-			.abbrev = abbrev,
-			.abbrev_size = abbrev_size,
-			.start = off,
-			.die = off + hsize,
-			.end = next,
-			.abbrev_off = abbrev_off,
-			.version = version,
-			.addr_size = asize,
-			.offset_size = osize,
-		};
+		struct dwscan_unit su;
 		Dwarf_Die cu;
 
-		if (dwarf_offdie(dw, off + hsize, &cu)) {
+		if (!dwscan_unit_at(&su, info, info_size, abbrev, abbrev_size, false, off) ||
+		    su.die != off + hsize || su.end != next || su.abbrev_off != abbrev_off ||
+		    su.version != version || su.addr_size != asize || su.offset_size != osize) {
+			printf("#   unit at 0x%llx: header not read as libdw reads it\n",
+			       (unsigned long long)off);
+			st.header_differ++;
+		} else if (dwarf_offdie(dw, off + hsize, &cu)) {
 			st.units++;
 			st.differ += !compare_unit(&cu, &s, &st);
 			st.scan_differ += !compare_scan(&cu, &su, &st);
@@ -237,9 +232,10 @@ static void compare_libdw(const char *bin, const char *what)
 	ok(st.units && st.rows > 50 && !st.differ,
 	   "%s: %u units, %llu rows and %llu files as libdw reads them, %u units differ", what,
 	   st.units, (unsigned long long)st.rows, (unsigned long long)st.files, st.differ);
-	ok(st.units && st.funcs >= 3 && !st.scan_differ,
-	   "%s: the scan finds the %llu functions libdw's walk finds, %u units differ", what,
-	   (unsigned long long)st.funcs, st.scan_differ);
+	ok(st.units && st.funcs >= 3 && !st.scan_differ && !st.header_differ,
+	   "%s: the scan finds the %llu functions libdw's walk finds, %u units differ, %u "
+	   "headers read otherwise",
+	   what, (unsigned long long)st.funcs, st.scan_differ, st.header_differ);
 	dwarf_end(dw);
 out:
 	if (elf)
@@ -776,12 +772,13 @@ static void scan_abbrevs(struct prog *a, u64 sib_form)
 /*
  * @pad bytes of an earlier unit, then a DWARF 4 unit: its DIE, a
  * subprogram whose sibling is @sib (8 bytes), a base type in it, a base
- * type after it.  Returns the unit's description; *@good is the sibling
+ * type after it.  Returns the unit as read back; *@good is the sibling
  * that points at the base type after the subprogram.
  */
 static struct dwscan_unit scan_unit(struct prog *info, const struct prog *abbrev, u32 pad, u64 sib,
 				    u64 *good)
 {
+	struct dwscan_unit u = { 0 };
 	u32 start = pad, die;
 
 	info->n = 0;
@@ -801,18 +798,10 @@ static struct dwscan_unit scan_unit(struct prog *info, const struct prog *abbrev
 	put8(info, 3); /* its sibling */
 	put8(info, 0); /* the unit's children end */
 	memcpy(info->b + start, &(u32){ info->n - start - 4 }, 4);
-	return (struct dwscan_unit){
-		.info = info->b,
-		.info_size = info->n,
-		.abbrev = abbrev->b,
-		.abbrev_size = abbrev->n,
-		.start = start,
-		.die = die,
-		.end = info->n,
-		.version = 4,
-		.addr_size = 8,
-		.offset_size = 4,
-	};
+	if (!dwscan_unit_at(&u, info->b, info->n, abbrev->b, abbrev->n, false, start) ||
+	    u.die != die || u.end != info->n)
+		ok(0, "the hand-made unit's header read back");
+	return u;
 }
 
 /* The scan of @u over a heap copy of its .debug_info (ASan sees any read past it). */
@@ -862,11 +851,85 @@ static void test_scan_siblings(void)
 	ok(!scan_copy(u), "a unit whose header is where its DIE is: refused");
 }
 
+/*
+ * A header of @version (unit type @type from 5 on), 64-bit DWARF when
+ * @dwarf64, followed by @extra bytes of the header and a DIE byte;
+ * *@die where that DIE is.
+ */
+static void unit_header(struct prog *p, u16 version, u8 type, bool dwarf64, u32 extra, u32 *die)
+{
+	u32 osize = dwarf64 ? 8 : 4, len_at;
+
+	p->n = 0;
+	if (dwarf64)
+		put_n(p, 0xffffffff, 4);
+	len_at = p->n;
+	put_n(p, 0, osize);
+	put_n(p, version, 2);
+	if (version >= 5) {
+		put8(p, type);
+		put8(p, 8);
+		put_n(p, 0x40, osize);
+	} else {
+		put_n(p, 0x40, osize);
+		put8(p, 8);
+	}
+	while (extra--)
+		put8(p, 0x11);
+	*die = p->n;
+	put8(p, 1);
+	memcpy(p->b + len_at, &(u64){ p->n - len_at - osize }, osize);
+}
+
+/* dwscan_unit_at() reads each kind of header to its DIE, and refuses what is none. */
+static void test_unit_headers(void)
+{
+	static const struct {
+		u16 version;
+		u8 type;
+		bool dwarf64;
+		u32 extra;
+		const char *what;
+	} hdr[] = {
+		{ 5, DW_UT_compile, false, 0, "DWARF 5 compile unit" },
+		{ 5, DW_UT_partial, true, 0, "DWARF 5 partial unit, 64-bit" },
+		{ 5, DW_UT_skeleton, false, 8, "DWARF 5 skeleton unit (dwo_id)" },
+		{ 5, DW_UT_type, false, 12, "DWARF 5 type unit (signature, type offset)" },
+		{ 5, DW_UT_split_type, true, 16, "DWARF 5 split type unit, 64-bit" },
+		{ 4, 0, false, 0, "DWARF 4" },
+		{ 2, 0, true, 0, "DWARF 2, 64-bit" },
+	};
+	struct dwscan_unit u;
+	struct prog p;
+	u32 i, die;
+
+	for (i = 0; i < ARRAY_SIZE(hdr); i++) {
+		unit_header(&p, hdr[i].version, hdr[i].type, hdr[i].dwarf64, hdr[i].extra, &die);
+		ok(dwscan_unit_at(&u, p.b, p.n, NULL, 0, false, 0) && u.die == die &&
+			   u.end == p.n && u.abbrev_off == 0x40 && u.addr_size == 8 &&
+			   u.offset_size == (hdr[i].dwarf64 ? 8 : 4) && u.version == hdr[i].version,
+		   "%s: its DIE at %u, its end at %u", hdr[i].what, die, p.n);
+	}
+	unit_header(&p, 5, 0x80, false, 0, &die);
+	ok(!dwscan_unit_at(&u, p.b, p.n, NULL, 0, false, 0), "a unit type of a vendor's: refused");
+	unit_header(&p, 6, DW_UT_compile, false, 0, &die);
+	ok(!dwscan_unit_at(&u, p.b, p.n, NULL, 0, false, 0), "DWARF 6: refused");
+	unit_header(&p, 4, 0, false, 0, &die);
+	memcpy(p.b, &(u32){ die - 4 }, 4);
+	ok(!dwscan_unit_at(&u, p.b, p.n, NULL, 0, false, 0), "a unit without a DIE: refused");
+	memcpy(p.b, &(u32){ p.n - 3 }, 4);
+	ok(!dwscan_unit_at(&u, p.b, p.n, NULL, 0, false, 0), "a unit longer than the section: refused");
+	memcpy(p.b, &(u32){ 0xfffffff0 }, 4);
+	ok(!dwscan_unit_at(&u, p.b, p.n, NULL, 0, false, 0), "a reserved unit length: refused");
+	ok(!dwscan_unit_at(&u, p.b, p.n, NULL, 0, false, p.n), "an offset at the section's end: refused");
+}
+
 int main(void)
 {
 	elf_version(EV_CURRENT);
 	test_programs();
 	test_scan_siblings();
+	test_unit_headers();
 	if (have_tool("gcc") && have_tool("g++") && have_tool("objcopy"))
 		test_fixtures();
 	else
