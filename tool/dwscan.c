@@ -233,8 +233,7 @@ static bool read_ref(const u8 *at, const struct dwcur *c, u64 form, u64 *ref)
  * by the unit before it is added, and start < end (dwscan_funcs()), so
  * start + sib < end cannot wrap.
  */
-static bool sibling_at(const struct dwscan_unit *u, u64 off, u64 sib, const u8 *here,
-		       const u8 **p)
+static bool sibling_at(const struct dwscan_unit *u, u64 off, u64 sib, const u8 *here, const u8 **p)
 {
 	u64 target;
 

@@ -779,7 +779,7 @@ static struct dwscan_unit scan_unit(struct prog *info, const struct prog *abbrev
 				    u64 *good)
 {
 	struct dwscan_unit u = { 0 };
-	u32 start = pad, die;
+	u32 start = pad, die, len;
 
 	info->n = 0;
 	while (info->n < pad)
@@ -797,7 +797,8 @@ static struct dwscan_unit scan_unit(struct prog *info, const struct prog *abbrev
 	*good = info->n - start;
 	put8(info, 3); /* its sibling */
 	put8(info, 0); /* the unit's children end */
-	memcpy(info->b + start, &(u32){ info->n - start - 4 }, 4);
+	len = info->n - start - 4;
+	memcpy(info->b + start, &len, 4);
 	if (!dwscan_unit_at(&u, info->b, info->n, abbrev->b, abbrev->n, false, start) ||
 	    u.die != die || u.end != info->n)
 		ok(0, "the hand-made unit's header read back");
@@ -859,6 +860,7 @@ static void test_scan_siblings(void)
 static void unit_header(struct prog *p, u16 version, u8 type, bool dwarf64, u32 extra, u32 *die)
 {
 	u32 osize = dwarf64 ? 8 : 4, len_at;
+	u64 len;
 
 	p->n = 0;
 	if (dwarf64)
@@ -878,7 +880,8 @@ static void unit_header(struct prog *p, u16 version, u8 type, bool dwarf64, u32 
 		put8(p, 0x11);
 	*die = p->n;
 	put8(p, 1);
-	memcpy(p->b + len_at, &(u64){ p->n - len_at - osize }, osize);
+	len = p->n - len_at - osize;
+	memcpy(p->b + len_at, &len, osize); /* little endian, as put_n() */
 }
 
 /* dwscan_unit_at() reads each kind of header to its DIE, and refuses what is none. */
@@ -901,7 +904,7 @@ static void test_unit_headers(void)
 	};
 	struct dwscan_unit u;
 	struct prog p;
-	u32 i, die;
+	u32 i, die, len;
 
 	for (i = 0; i < ARRAY_SIZE(hdr); i++) {
 		unit_header(&p, hdr[i].version, hdr[i].type, hdr[i].dwarf64, hdr[i].extra, &die);
@@ -915,13 +918,18 @@ static void test_unit_headers(void)
 	unit_header(&p, 6, DW_UT_compile, false, 0, &die);
 	ok(!dwscan_unit_at(&u, p.b, p.n, NULL, 0, false, 0), "DWARF 6: refused");
 	unit_header(&p, 4, 0, false, 0, &die);
-	memcpy(p.b, &(u32){ die - 4 }, 4);
+	len = die - 4;
+	memcpy(p.b, &len, 4);
 	ok(!dwscan_unit_at(&u, p.b, p.n, NULL, 0, false, 0), "a unit without a DIE: refused");
-	memcpy(p.b, &(u32){ p.n - 3 }, 4);
-	ok(!dwscan_unit_at(&u, p.b, p.n, NULL, 0, false, 0), "a unit longer than the section: refused");
-	memcpy(p.b, &(u32){ 0xfffffff0 }, 4);
+	len = p.n - 3;
+	memcpy(p.b, &len, 4);
+	ok(!dwscan_unit_at(&u, p.b, p.n, NULL, 0, false, 0),
+	   "a unit longer than the section: refused");
+	len = 0xfffffff0;
+	memcpy(p.b, &len, 4);
 	ok(!dwscan_unit_at(&u, p.b, p.n, NULL, 0, false, 0), "a reserved unit length: refused");
-	ok(!dwscan_unit_at(&u, p.b, p.n, NULL, 0, false, p.n), "an offset at the section's end: refused");
+	ok(!dwscan_unit_at(&u, p.b, p.n, NULL, 0, false, p.n),
+	   "an offset at the section's end: refused");
 }
 
 int main(void)
