@@ -546,6 +546,27 @@ static void check_lookups(const struct prog *p, const char *what, const char *b_
 	dwline_free(&t);
 }
 
+/*
+ * A DWARF 4 header after the unit's length, with @osize-byte offsets, no
+ * directory and one file, a.c; returns where header_length is to be patched.
+ */
+static u32 header_v4_a_c(struct prog *p, u32 osize)
+{
+	u32 hlen_at;
+
+	put_n(p, 4, 2);
+	hlen_at = p->n;
+	put_n(p, 0, osize);
+	header_fixed(p, 4);
+	put8(p, 0);
+	put_str(p, "a.c");
+	put_uleb(p, 0);
+	put_uleb(p, 0);
+	put_uleb(p, 0);
+	put8(p, 0);
+	return hlen_at;
+}
+
 /* Two sequences overlapping: only a sort of every row orders them. */
 static void test_overlap(void)
 {
@@ -556,16 +577,7 @@ static void test_overlap(void)
 	char got[64];
 
 	p.n = 4;
-	put_n(&p, 4, 2);
-	hlen_at = p.n;
-	put_n(&p, 0, 4);
-	header_fixed(&p, 4);
-	put8(&p, 0);
-	put_str(&p, "a.c");
-	put_uleb(&p, 0);
-	put_uleb(&p, 0);
-	put_uleb(&p, 0);
-	put8(&p, 0);
+	hlen_at = header_v4_a_c(&p, 4);
 	prog_at = p.n;
 	set_address(&p, 0x1000);
 	put8(&p, DW_LNS_copy); /* 0x1000 line 1 */
@@ -668,16 +680,7 @@ static void test_huge_program(void)
 
 	put_n(&p, 0xffffffff, 4); /* 64-bit DWARF: the length follows in 8 bytes */
 	put_n(&p, 0, 8);
-	put_n(&p, 4, 2);
-	hlen_at = p.n;
-	put_n(&p, 0, 8);
-	header_fixed(&p, 4);
-	put8(&p, 0);
-	put_str(&p, "a.c");
-	put_uleb(&p, 0);
-	put_uleb(&p, 0);
-	put_uleb(&p, 0);
-	put8(&p, 0);
+	hlen_at = header_v4_a_c(&p, 8);
 	prog_at = p.n;
 	put8(&p, DW_LNS_copy);
 	put8(&p, DW_LNS_copy);
