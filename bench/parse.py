@@ -61,7 +61,11 @@ def read_guest(path):
         elif line.startswith("@host "):
             g["host"].update(kv(line[6:]))
         elif line.startswith("@host-end "):
-            g["host"]["host_load_end"] = kv(line[10:]).get("host_load")
+            end = kv(line[10:])
+            g["host"]["host_load_end"] = end.get("host_load")
+            for key in ("wall_s", "host_cpu_s"):
+                if key in end:
+                    g["host"][key] = end[key]
         elif line.startswith("@done"):
             g["done"] = True
     return g
@@ -231,14 +235,15 @@ def goals(d):
             "limit": limit, "cells": len(rs), "met": sum(1 for x in rs if x <= limit),
             "min": min(rs) if rs else None, "med": statistics.median(rs) if rs else None,
             "max": max(rs) if rs else None}
-    out["rate"] = {"cycsample": d["lowest_rate_cycsample"], "perf": d["lowest_rate_perf"],
-                   "met": (d["lowest_rate_cycsample"] is not None
-                           and d["lowest_rate_perf"] is not None
-                           and d["lowest_rate_cycsample"] >= d["lowest_rate_perf"])}
+    # "met" is None where the run measured nothing for the goal (a phase not run)
+    c, p = d["lowest_rate_cycsample"], d["lowest_rate_perf"]
+    out["rate"] = {"cycsample": c, "perf": p,
+                   "met": None if c is None or p is None else c >= p}
     ten = [x for x in d["loss"] if x["freq"] == 10000]
-    out["loss_10k"] = {"lost": ten[0]["cycsample_lost"] if ten else None,
+    lost = ten[0]["cycsample_lost"] if ten else None
+    out["loss_10k"] = {"lost": lost,
                        "samples": ten[0]["cycsample_samples"] if ten else None,
-                       "met": bool(ten) and ten[0]["cycsample_lost"] == 0}
+                       "met": None if lost is None else lost == 0}
     return out
 
 
@@ -348,6 +353,11 @@ def med_of(x):
     return x and x["med"]
 
 
+def verdict(met):
+    """A goal's verdict: met, NOT met, or not measured (None: the phase did not run)."""
+    return "not measured" if met is None else "met" if met else "NOT met"
+
+
 def md_kernel(k, g, d):
     o = []
     h, i = g["host"], g["info"]
@@ -418,11 +428,11 @@ def md_kernel(k, g, d):
                  "ratio %s (median), %s-%s." % (what, x["limit"], x["met"], x["cells"],
                                                 fmt(x["med"]), fmt(x["min"]), fmt(x["max"])))
     o.append("- perf_event_max_sample_rate never lower for cycsample than for perf: %s "
-             "(lowest %s against %s)." % ("met" if gl["rate"]["met"] else "NOT met",
+             "(lowest %s against %s)." % (verdict(gl["rate"]["met"]),
                                            fmt(gl["rate"]["cycsample"], "%.0f"),
                                            fmt(gl["rate"]["perf"], "%.0f")))
     o.append("- Zero ring loss at 10 kHz per CPU on mt, default ring: %s (%s lost of %s)." % (
-        "met" if gl["loss_10k"]["met"] else "NOT met",
+        verdict(gl["loss_10k"]["met"]),
         fmt(gl["loss_10k"]["lost"], "%.0f"), fmt(gl["loss_10k"]["samples"], "%.0f")))
     for wl, a in d["agreement"].items():
         if not a:
