@@ -208,6 +208,17 @@ static inline const struct path *cycs_file_user_path(struct file *file)
 #endif
 }
 
+/* The inode /proc/PID/maps shows for a mapped file: the one of that path. */
+static inline const struct inode *cycs_file_user_inode(struct file *file)
+{
+#ifdef CYCS_HAVE_FILE_USER_PATH
+	/* file_user_inode() came with file_user_path(), in 6.8 */
+	return file_user_inode(file);
+#else
+	return file_inode(file);
+#endif
+}
+
 /*
  * The task is inside execve(): its user registers are still the old
  * program's while its address space may already be the new one's.  The

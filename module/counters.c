@@ -494,7 +494,8 @@ int cycs_counters_start(struct cycs_session *s)
 	if (err)
 		cycs_counters_stop(s);
 	else
-		WRITE_ONCE(s->active, true);
+		/* mappings.c reaches the session by its list, not a counter */
+		smp_store_release(&s->active, true);
 	return err;
 }
 

@@ -56,6 +56,14 @@ static int cycs_check_config(struct cycsample_config *cfg)
 
 	if (cfg->flags & ~CYCSAMPLE_CFG_ALL_FLAGS)
 		return -EINVAL;
+	/*
+	 * No kprobes, no MMAP records.  On PREEMPT_RT the probe's spinlocks
+	 * (d_path()'s retry, the task checks) would sleep in its atomic
+	 * context.  Said at CONFIGURE, so that a reader can do without.
+	 */
+	if ((cfg->flags & CYCSAMPLE_CFG_MMAP) &&
+	    (!IS_ENABLED(CONFIG_KPROBES) || IS_ENABLED(CONFIG_PREEMPT_RT)))
+		return -EOPNOTSUPP;
 	for (i = 0; i < ARRAY_SIZE(cfg->reserved); i++)
 		if (cfg->reserved[i])
 			return -EINVAL;

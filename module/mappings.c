@@ -73,7 +73,8 @@ static bool cycs_maps_wanted(struct cycs_session *s)
 	struct perf_event *event;
 	unsigned int n;
 
-	if (!READ_ONCE(s->active))
+	/* pairs with START's release: exec_ids are cleared before */
+	if (!smp_load_acquire(&s->active))
 		return false;
 	if (s->cfg.target_type == CYCSAMPLE_TARGET_CPUS)
 		return true;
@@ -87,8 +88,12 @@ static bool cycs_maps_wanted(struct cycs_session *s)
 				return true;
 		}
 	}
-	return s->cfg.target_type == CYCSAMPLE_TARGET_TID && current->tgid == s->target_tgid &&
-	       !cycs_may_profile(s, current);
+	/*
+	 * The target's process by its signal struct: a tgid number could be
+	 * another process's by now (target_task is held until after halt).
+	 */
+	return s->cfg.target_type == CYCSAMPLE_TARGET_TID &&
+	       current->signal == s->target_task->signal && !cycs_may_profile(s, current);
 }
 
 static u32 cycs_maps_prot(unsigned long vm_flags)
@@ -127,6 +132,8 @@ static u32 cycs_maps_name(struct cycs_maps_buf *b, struct vm_area_struct *vma, u
 	if (vma->vm_ops && vma->vm_ops->name)
 		name = vma->vm_ops->name(vma);
 	n = name ? strscpy(b->path, name, sizeof(b->path)) : 0;
+	if (n == -E2BIG)
+		*flags |= CYCSAMPLE_MMAP_PATH_LONG;
 	return n > 0 ? n : 0;
 }
 
@@ -137,6 +144,9 @@ static u32 cycs_maps_build(struct cycs_maps_buf *b, struct vm_area_struct *vma)
 	const struct inode *inode;
 	u32 flags = 0, len, size;
 
+	/* the path follows the fixed part, as in the record */
+	BUILD_BUG_ON(offsetof(struct cycs_maps_buf, path) != sizeof(struct cycsample_mmap));
+	BUILD_BUG_ON(offsetof(struct cycsample_mmap, path) != sizeof(struct cycsample_mmap));
 	memset(m, 0, sizeof(*m));
 	m->hdr.type = CYCSAMPLE_REC_MMAP;
 	m->pid = task_tgid_nr(current);
@@ -148,7 +158,7 @@ static u32 cycs_maps_build(struct cycs_maps_buf *b, struct vm_area_struct *vma)
 	if (vma->vm_flags & VM_MAYSHARE)
 		flags |= CYCSAMPLE_MMAP_SHARED;
 	if (vma->vm_file) {
-		inode = d_inode(cycs_file_user_path(vma->vm_file)->dentry);
+		inode = cycs_file_user_inode(vma->vm_file);
 		m->pgoff = (u64)vma->vm_pgoff << PAGE_SHIFT;
 		m->ino = inode->i_ino;
 		m->dev_major = MAJOR(inode->i_sb->s_dev);
@@ -171,15 +181,27 @@ static void cycs_maps_emit(struct cycs_session *s, struct cycsample_mmap *rec)
 	unsigned long irqflags;
 	struct cycs_ring *r;
 	bool urgent, wake = false;
-	u64 now;
+	u64 now, lost;
 
 	local_irq_save(irqflags);
 	/* only a handler can hold it, and none runs under us: kept for the rule */
-	if (this_cpu_inc_return(cycs_scratch->nest) != 1)
+	if (this_cpu_inc_return(cycs_scratch->nest) != 1) {
+		this_cpu_inc(s->stats->dropped_other);
 		goto out_unnest;
+	}
 	r = s->rings->by_cpu[smp_processor_id()];
 	now = ktime_get_mono_fast_ns();
+	lost = r->lost;
 	urgent = cycs_check_exec(s, r, now, &wake);
+	/*
+	 * An EXEC record that did not fit: the new program's mappings must not
+	 * go in ahead of it, should the reader free room meanwhile.  Lost too.
+	 */
+	if (r->lost != lost) {
+		cycs_ring_lose(r);
+		this_cpu_inc(s->stats->lost);
+		goto out_wake;
+	}
 	/* never before the EXEC record in time, whatever the reader's sort */
 	rec->time = ktime_get_mono_fast_ns();
 	switch (cycs_ring_put(s->rings, r, rec, rec->hdr.size, rec->time)) {
@@ -197,6 +219,7 @@ static void cycs_maps_emit(struct cycs_session *s, struct cycsample_mmap *rec)
 		}
 		break;
 	}
+out_wake:
 	if (wake)
 		irq_work_queue(&s->wake_work);
 out_unnest:
@@ -211,7 +234,13 @@ static int cycs_maps_probe(struct kprobe *kp, struct pt_regs *regs)
 	struct cycs_maps_buf *b = NULL;
 	struct cycs_session *s;
 
-	/* kernel threads, and a mapping made for another mm (none in 5.10-7.3) */
+	/*
+	 * Kernel threads, and a mapping of another mm: stack growth calls
+	 * perf_event_mmap() too, and before 6.1 get_user_pages() could grow
+	 * another process's stack (ptrace, /proc/PID/mem).  Stack growth
+	 * holds mmap_lock for reading only, so start and len of such a
+	 * record are as the probe saw them.
+	 */
 	if (!(vma->vm_flags & VM_EXEC) || (current->flags & CYCS_PF_NO_USER) ||
 	    vma->vm_mm != current->mm)
 		return 0;
@@ -245,7 +274,7 @@ static int cycs_maps_register(void)
 	cycs_maps_kp.pre_handler = cycs_maps_probe;
 	err = register_kprobe(&cycs_maps_kp);
 	if (err) {
-		pr_warn("perf_event_mmap: kprobe not registered (%d): MMAP records refused\n", err);
+		pr_warn_ratelimited("perf_event_mmap: no kprobe (%d): MMAP records refused\n", err);
 		free_percpu(cycs_maps_bufs);
 		cycs_maps_bufs = NULL;
 	}
@@ -266,7 +295,7 @@ int cycs_maps_arm(struct cycs_session *s)
 {
 	int err = 0;
 
-	if (!IS_ENABLED(CONFIG_KPROBES))
+	if (!IS_ENABLED(CONFIG_KPROBES) || IS_ENABLED(CONFIG_PREEMPT_RT))
 		return -EOPNOTSUPP;
 	mutex_lock(&cycs_maps_mutex);
 	if (!cycs_maps_nr_armed)

@@ -707,8 +707,11 @@ int session_record(const struct record_opts *o, struct profile *p, struct maps *
 	ms->defer_parse = ms->live;
 	build_config(o, target, &cfg);
 	ret = dev_configure(&d, &cfg);
-	if (ret == -EINVAL) {
-		/* a module from before MMAP records: read /proc/PID/maps instead */
+	if (ret == -EINVAL || ret == -EOPNOTSUPP) {
+		/*
+		 * A module from before MMAP records, or a kernel without
+		 * kprobes (or PREEMPT_RT): read /proc/PID/maps instead.
+		 */
 		cfg.flags &= ~CYCSAMPLE_CFG_MMAP;
 		ret = dev_configure(&d, &cfg);
 		if (!ret)
