@@ -1067,6 +1067,16 @@ void cs_reset_sample_rate(void)
 	cs_write_file(CS_SAMPLE_RATE, "100000");
 }
 
+/* perf_event_max_sample_rate now, -1 if unreadable. */
+long cs_sample_rate(void)
+{
+	char buf[32];
+
+	if (cs_read_file(CS_SAMPLE_RATE, buf, sizeof(buf)))
+		return -1;
+	return atol(buf);
+}
+
 int cs_module_refcnt(void)
 {
 	char buf[32];

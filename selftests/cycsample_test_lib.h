@@ -285,6 +285,7 @@ int cs_sysctl_get(const char *name, long *val); /* /proc/sys/kernel/<name>: 0 or
 int cs_sysctl_set(const char *name, long val); /* 0 or errno */
 /* Undo the kernel's throttling of perf_event_max_sample_rate (writes 100000). */
 void cs_reset_sample_rate(void);
+long cs_sample_rate(void);
 int cs_module_refcnt(void); /* /sys/module/cycsample/refcnt, or -1 */
 int cs_module_refcnt_settles_at(int want); /* the count after up to 2 s */
 int cs_nr_possible_cpus(void);

@@ -191,8 +191,13 @@ TEST_F(fallback, cycles_event_matches_the_platform)
 	}
 	CS_ASSERT_RECS_OK(&self->recs, &self->info); /* SW_CLOCK flag agrees with event */
 	cs_count(&self->recs, &c);
+	/* what the module saw, should it not: throttling, drops, the rate left */
 	EXPECT_LT(10, c.samples)
-	TH_LOG("%s must still sample", self->pmu ? "the PMU" : "the fallback");
+	TH_LOG("%s must still sample (info: %llu samples, %llu throttled, %llu lost, "
+	       "%llu dropped; perf_event_max_sample_rate %ld)",
+	       self->pmu ? "the PMU" : "the fallback", (unsigned long long)self->info.samples,
+	       (unsigned long long)self->info.throttled, (unsigned long long)self->info.lost,
+	       (unsigned long long)self->info.dropped_other, cs_sample_rate());
 }
 
 TEST_F(fallback, no_fallback_uses_the_pmu_or_fails_with_its_error)
