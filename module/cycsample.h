@@ -381,6 +381,35 @@ int cycs_exec_ids_start(struct cycs_session *s);
 void cycs_exec_ids_purge(struct cycs_session *s);
 void cycs_emit_exit(struct cycs_session *s);
 bool cycs_check_exec(struct cycs_session *s, struct cycs_ring *r, u64 now, bool *wake);
+
+/**
+ * cycs_put_done - account for a record put in (or dropped from) a ring
+ * @s: the session
+ * @r: the ring
+ * @res: what cycs_ring_put() or cycs_ring_commit() said
+ * @urgent: the record should wake the reader now (see cycs_ring_mark_urgent())
+ * @wake: set when the reader should be woken
+ *
+ * Shared by the overflow handler and the MMAP probe; inline for the handler.
+ *
+ * Return: the record went in (a drop is counted in the session's lost).
+ */
+static inline bool cycs_put_done(struct cycs_session *s, struct cycs_ring *r,
+				 enum cycs_put_result res, bool urgent, bool *wake)
+{
+	if (res == CYCS_PUT_LOST) {
+		this_cpu_inc(s->stats->lost);
+		return false;
+	}
+	if (res == CYCS_PUT_WAKE)
+		*wake = true;
+	if (urgent) {
+		cycs_ring_mark_urgent(r);
+		*wake = true;
+	}
+	return true;
+}
+
 void cycs_flush_lost(struct cycs_session *s);
 
 /* ---- callchain.c and callchain-<arch>.c -------------------------------- */

@@ -204,21 +204,9 @@ static void cycs_maps_emit(struct cycs_session *s, struct cycsample_mmap *rec)
 	}
 	/* never before the EXEC record in time, whatever the reader's sort */
 	rec->time = ktime_get_mono_fast_ns();
-	switch (cycs_ring_put(s->rings, r, rec, rec->hdr.size, rec->time)) {
-	case CYCS_PUT_LOST:
-		this_cpu_inc(s->stats->lost);
-		break;
-	case CYCS_PUT_WAKE:
-		wake = true;
-		fallthrough;
-	case CYCS_PUT_OK:
-		/* a process new to the session: the reader wants its maps now */
-		if (urgent) {
-			cycs_ring_mark_urgent(r);
-			wake = true;
-		}
-		break;
-	}
+	/* urgent: a process new to the session, the reader wants its maps now */
+	cycs_put_done(s, r, cycs_ring_put(s->rings, r, rec, rec->hdr.size, rec->time), urgent,
+		      &wake);
 out_wake:
 	if (wake)
 		irq_work_queue(&s->wake_work);

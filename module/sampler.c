@@ -373,21 +373,9 @@ void cycs_overflow(struct perf_event *event, struct perf_sample_data *data, stru
 					t0);
 		res = cycs_ring_put(s->rings, r, &sc->rec, len, t0);
 	}
-	switch (res) {
-	case CYCS_PUT_LOST:
-		this_cpu_inc(s->stats->lost);
-		break;
-	case CYCS_PUT_WAKE:
-		wake = true;
-		fallthrough;
-	case CYCS_PUT_OK:
-		if (urgent) {
-			cycs_ring_mark_urgent(r);
-			wake = true;
-		}
+	if (cycs_put_done(s, r, res, urgent, &wake)) {
 		this_cpu_inc(s->stats->samples);
 		this_cpu_inc(s->stats->pmu_samples[pmu]);
-		break;
 	}
 	if (wake)
 		irq_work_queue(&s->wake_work);
