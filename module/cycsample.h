@@ -236,6 +236,8 @@ struct cycs_pmu {
  */
 #define CYCS_EXEC_WAYS 4
 #define CYCS_EXEC_BUCKETS 1024
+/* each call of cycs_exec_ids_purge() looks at 1/CYCS_EXEC_PURGE_STEPS of them */
+#define CYCS_EXEC_PURGE_STEPS 16
 
 /**
  * struct cycs_session - one open file of /dev/cycsample
@@ -256,6 +258,7 @@ struct cycs_pmu {
  * @target_task: the target (thread group leader or thread) while running
  * @target_tgid: its thread group id in the initial namespace
  * @exec_ids:	CYCS_EXEC_BUCKETS x CYCS_EXEC_WAYS entries (PID/TID targets)
+ * @exec_purge_next: where cycs_exec_ids_purge() goes on; s->lock
  * @pmus:	the PMU list of this START
  * @nr_pmus:	entries in use
  * @pmu_of_cpu:	index in @pmus of each CPU's entry, nr_cpu_ids entries
@@ -299,6 +302,7 @@ struct cycs_session {
 	struct task_struct *target_task;
 	pid_t target_tgid;
 	u64 *exec_ids;
+	unsigned int exec_purge_next;
 
 	struct cycs_pmu pmus[CYCSAMPLE_MAX_PMUS];
 	unsigned int nr_pmus;
