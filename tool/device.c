@@ -35,12 +35,13 @@ u64 ring_unread(const struct cs_ring *r)
 	return head - r->hdr->data_tail;
 }
 
-long ring_drain(struct cs_ring *r, ring_record_fn fn, void *ctx, u8 *bounce)
+long ring_drain(struct cs_ring *r, ring_record_fn fn, void *ctx, u8 *bounce, unsigned int flags)
 {
 	u64 head = __atomic_load_n(&r->hdr->data_head, __ATOMIC_ACQUIRE);
 	/* only we write data_tail, so a plain load sees our last store */
 	u64 tail = r->hdr->data_tail;
 	struct cycsample_record_header h;
+	const u8 *rec;
 	long n = 0;
 	int ret = 0;
 
@@ -61,10 +62,14 @@ long ring_drain(struct cs_ring *r, ring_record_fn fn, void *ctx, u8 *bounce)
 			r->corrupt++;
 			break;
 		}
-		ring_copy(r, tail, bounce, h.size);
+		rec = r->data + (tail & (r->size - 1));
+		if (!(flags & RING_IN_PLACE) || rec + h.size > r->data + r->size) {
+			ring_copy(r, tail, bounce, h.size);
+			rec = bounce;
+		}
 		tail += h.size;
 		n++;
-		ret = fn(ctx, bounce, h.size, r->cpu);
+		ret = fn(ctx, rec, h.size, r->cpu);
 		if (ret < 0)
 			break;
 	}
@@ -212,7 +217,7 @@ int dev_poll(struct cs_device *d, int timeout_ms, const sigset_t *mask)
 	return ret ? pfd.revents : 0;
 }
 
-long dev_drain(struct cs_device *d, ring_record_fn fn, void *ctx)
+long dev_drain(struct cs_device *d, ring_record_fn fn, void *ctx, unsigned int flags)
 {
 	long total = 0, n;
 	u32 i;
@@ -220,7 +225,7 @@ long dev_drain(struct cs_device *d, ring_record_fn fn, void *ctx)
 	for (i = 0; i < d->nr_rings; i++) {
 		u64 before = d->rings[i].corrupt;
 
-		n = ring_drain(&d->rings[i], fn, ctx, d->bounce);
+		n = ring_drain(&d->rings[i], fn, ctx, d->bounce, flags);
 		d->corrupt += d->rings[i].corrupt - before;
 		if (n < 0)
 			return n;

@@ -23,10 +23,19 @@ struct cs_ring {
 
 /*
  * Called once per record, with the record copied out of the ring (so it is
- * contiguous and 8-aligned even when it wrapped).  A negative return stops
- * the drain.
+ * contiguous and 8-aligned even when it wrapped), or with RING_IN_PLACE
+ * where it lies when it does not wrap.  A negative return stops the drain.
  */
 typedef int (*ring_record_fn)(void *ctx, const void *rec, u32 size, u32 cpu);
+
+/*
+ * ring_drain() flag: give the callback a record that does not wrap where it
+ * lies in the ring, without the copy.  The module does not write there until
+ * the drain publishes the tail, but the memory is the kernel's: a callback
+ * that checks a record and then trusts what it checked must take the copy
+ * (the default).  For a callback that only copies records on (recqueue.h).
+ */
+#define RING_IN_PLACE 0x1U
 
 /*
  * Read every record between data_tail and data_head, then publish the new
@@ -35,7 +44,7 @@ typedef int (*ring_record_fn)(void *ctx, const void *rec, u32 size, u32 cpu);
  * r->corrupt) and the tail still moves to the head, so the module can go on.
  * Returns the number of records delivered, or the callback's error.
  */
-long ring_drain(struct cs_ring *r, ring_record_fn fn, void *ctx, u8 *bounce);
+long ring_drain(struct cs_ring *r, ring_record_fn fn, void *ctx, u8 *bounce, unsigned int flags);
 
 /* Bytes waiting in a ring. */
 u64 ring_unread(const struct cs_ring *r);
@@ -67,7 +76,7 @@ int dev_stop(struct cs_device *d);
  * a timeout (-1: none); returns the revents or -errno (0 on timeout).
  */
 int dev_poll(struct cs_device *d, int timeout_ms, const sigset_t *mask);
-long dev_drain(struct cs_device *d, ring_record_fn fn, void *ctx);
+long dev_drain(struct cs_device *d, ring_record_fn fn, void *ctx, unsigned int flags);
 void dev_close(struct cs_device *d);
 
 /*

@@ -514,16 +514,24 @@ static inline bool seen_file_page(struct resolver *r, const struct proc_maps *p,
 	       e->gen == p->cur_gen && time >= p->cur_gen;
 }
 
+void res_observe_process(struct resolver *r, u32 pid)
+{
+	struct proc_maps *p = maps_proc(r->maps, pid, true);
+
+	if (!p->nr_refresh)
+		maps_read(r->maps, pid, p->cur_gen, NULL);
+}
+
 void res_observe(struct resolver *r, const struct rec_sample *v)
 {
 	const struct cycsample_sample *s = v->s;
-	struct proc_maps *p = maps_proc(r->maps, s->pid, true);
+	struct proc_maps *p;
 	const struct map *m;
 	u64 page;
 	u32 i;
 
-	if (!p->nr_refresh)
-		maps_read(r->maps, s->pid, p->cur_gen, NULL);
+	res_observe_process(r, s->pid);
+	p = maps_proc(r->maps, s->pid, false);
 	p->sampled = true;
 	if (!r->seen)
 		r->seen = xcalloc(1U << RES_SEEN_BITS, sizeof(*r->seen));

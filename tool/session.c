@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "device.h"
+#include "recqueue.h"
 #include "session.h"
 
 /* how often to look again where nothing tells us (see poll_timeout()) */
@@ -256,6 +257,9 @@ struct drain_ctx {
 	bool mmap_recs; /* the module writes MMAP records (CYCSAMPLE_CFG_MMAP) */
 	bool mmap_lossy; /* ... and a ring dropped records: they may be missing */
 	u32 nr_mmap; /* MMAP records applied */
+	struct recqueue held; /* samples decoded after the run (recqueue.h) */
+	u32 held_pid; /* the process of the last sample held (UINT32_MAX: none) */
+	u8 *bounce; /* the device's: on_record() reads a copy of the ring */
 	struct reread *reread;
 	u32 nr_reread, alloc_reread;
 };
@@ -362,11 +366,24 @@ static void on_mmap(struct drain_ctx *c, const void *rec, u32 size, u32 cpu)
 	c->nr_mmap++;
 }
 
+/* The first sample of a process: what must be read while it lives. */
+static void first_sample(struct drain_ctx *c, u32 pid)
+{
+	struct proc_maps *pm = maps_proc(c->ms, pid, false);
+
+	/* new to us (its MMAP records may have come first) */
+	if (pm && pm->nr_refresh)
+		return;
+	read_comm(c->p, pid);
+	if (!maps_from_records(c))
+		reread_add(c, pid);
+	res_observe_process(c->r, pid);
+}
+
 static int on_record(void *arg, const void *rec, u32 size, u32 cpu)
 {
 	struct drain_ctx *c = arg;
 	const struct cycsample_task_event *t;
-	struct proc_maps *pm;
 	struct rec_sample v;
 	enum rec_status st;
 	const char *why;
@@ -388,14 +405,7 @@ static int on_record(void *arg, const void *rec, u32 size, u32 cpu)
 	switch (((const struct cycsample_record_header *)rec)->type) {
 	case CYCSAMPLE_REC_SAMPLE:
 		rec_sample_view(rec, &v);
-		pm = maps_proc(c->ms, v.s->pid, false);
-		/* new to us (its MMAP records may have come first) */
-		if (!pm || !pm->nr_refresh) {
-			read_comm(c->p, v.s->pid);
-			if (!maps_from_records(c))
-				reread_add(c, v.s->pid);
-		}
-		/* reads the maps of a process new to us */
+		first_sample(c, v.s->pid);
 		res_observe(c->r, &v);
 		break;
 	case CYCSAMPLE_REC_EXEC:
@@ -419,8 +429,59 @@ static int on_record(void *arg, const void *rec, u32 size, u32 cpu)
 	return 0;
 }
 
-static void status_line(const struct cs_device *d, const struct profile *p, u64 start, bool final)
+/* Decode the samples held back, in the order they were drained. */
+static void decode_held(struct drain_ctx *c)
 {
+	rq_replay(&c->held, on_record, c);
+}
+
+/*
+ * While the workload runs, with the maps told by MMAP records: a sample
+ * is queued, and decoded after the run, except for what cannot wait, the
+ * first read of its process's name and maps (first_sample()).  Everything
+ * else is the same whenever it is decoded: the maps a sample is looked up
+ * in are those of its generation and time, and a report looks them up only
+ * after the run.  Other records are few (EXEC, EXIT, MMAP) and decoded at
+ * once.  A LOST record ends the maps from records: what is held is decoded
+ * first, and the session goes on as without them (on_record()).
+ */
+static int on_record_held(void *arg, const void *rec, u32 size, u32 cpu)
+{
+	const struct cycsample_sample *s = rec;
+	struct drain_ctx *c = arg;
+	const char *why;
+	u32 sz;
+
+	/* in the ring (RING_IN_PLACE): read only to route it, decoded from a copy */
+	if (!maps_from_records(c) || size < sizeof(*s) || s->hdr.type != CYCSAMPLE_REC_SAMPLE)
+		goto now;
+	/* a process's samples come in runs: look it up when the pid changes */
+	if (s->pid != c->held_pid) {
+		/* what is not a valid sample is decoded now: on_record() says why */
+		if (rec_check(rec, size, &sz, &why) != REC_VALID)
+			goto now;
+		first_sample(c, s->pid);
+		c->held_pid = s->pid;
+	}
+	rq_push(&c->held, rec, size, cpu);
+	if (rq_full(&c->held))
+		decode_held(c);
+	return 0;
+
+now:
+	if (rec != c->bounce) {
+		memcpy(c->bounce, rec, size);
+		rec = c->bounce;
+	}
+	if (s->hdr.type == CYCSAMPLE_REC_LOST)
+		decode_held(c);
+	return on_record(c, rec, size, cpu);
+}
+
+static void status_line(const struct cs_device *d, const struct drain_ctx *c, u64 start, bool final)
+{
+	const struct profile *p = c->p;
+	u64 samples = p->nr_samples + c->held.nr_samples;
 	double secs = (now_ns() - start) / 1e9;
 
 	if (final) {
@@ -429,12 +490,12 @@ static void status_line(const struct cs_device *d, const struct profile *p, u64 
 	}
 	if (d->info.nr_pmus > 1) {
 		fprintf(stderr, "\r[%6.1f s] %llu samples, %.0f/s, lost %llu, %u PMUs\033[K", secs,
-			(unsigned long long)p->nr_samples, secs > 0 ? p->nr_samples / secs : 0.0,
+			(unsigned long long)samples, secs > 0 ? samples / secs : 0.0,
 			(unsigned long long)p->lost_samples, d->info.nr_pmus);
 		return;
 	}
 	fprintf(stderr, "\r[%6.1f s] %llu samples, %.0f/s, lost %llu, event %s%s%.32s%s\033[K",
-		secs, (unsigned long long)p->nr_samples, secs > 0 ? p->nr_samples / secs : 0.0,
+		secs, (unsigned long long)samples, secs > 0 ? samples / secs : 0.0,
 		(unsigned long long)p->lost_samples, meta_event_name(d->info.event),
 		d->info.pmu_name[0] ? " (" : "", d->info.pmu_name, d->info.pmu_name[0] ? ")" : "");
 }
@@ -645,11 +706,11 @@ static int loop(const struct record_opts *o, struct cs_device *d, struct drain_c
 			pr_err("%s: poll: %s", o->device, strerror(-rev));
 			return -1;
 		}
-		dev_drain(d, on_record, dc);
+		dev_drain(d, on_record_held, dc, RING_IN_PLACE);
 		reread = reread_due(dc);
 		if (tty && now_ns() - last_status >= STATUS_INTERVAL_NS) {
 			dev_info(d);
-			status_line(d, dc->p, start, false);
+			status_line(d, dc, start, false);
 			last_status = now_ns();
 		}
 		if (rev > 0 && (rev & (POLLHUP | POLLERR)))
@@ -666,7 +727,7 @@ static int loop(const struct record_opts *o, struct cs_device *d, struct drain_c
 		}
 	}
 	if (tty)
-		status_line(d, dc->p, start, true);
+		status_line(d, dc, start, true);
 	dc->p->meta.duration_ns = now_ns() - start;
 	return 0;
 }
@@ -675,7 +736,7 @@ int session_record(const struct record_opts *o, struct profile *p, struct maps *
 		   struct resolver *r)
 {
 	struct child c = { .go_fd = -1, .err_fd = -1, .status = -1 };
-	struct drain_ctx dc = { .p = p, .ms = ms, .r = r };
+	struct drain_ctx dc = { .p = p, .ms = ms, .r = r, .held_pid = UINT32_MAX };
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct cycsample_config cfg;
 	struct cs_device d = { .fd = -1 };
@@ -743,6 +804,9 @@ int session_record(const struct record_opts *o, struct profile *p, struct maps *
 		pr_err("%s: mmap: %s", o->device, ret == -EPROTO ? why : strerror(-ret));
 		goto out_close;
 	}
+	/* the samples' queue is mapped before they come (recqueue.h) */
+	if (cfg.flags & CYCSAMPLE_CFG_MMAP)
+		rq_prepare(&dc.held);
 	if (o->target_type != CYCSAMPLE_TARGET_CPUS) {
 		/* the pid of a thread reads its process's maps too */
 		maps_read(ms, target, 0, NULL);
@@ -773,17 +837,21 @@ int session_record(const struct record_opts *o, struct profile *p, struct maps *
 		}
 	}
 	dc.mmap_recs = cfg.flags & CYCSAMPLE_CFG_MMAP;
+	dc.bounce = d.bounce;
 	dev_info(&d);
 	if (loop(o, &d, &dc, target, &c, &old_mask))
 		goto out_stop;
 	ret = dev_stop(&d);
 	if (ret && ret != -EINVAL)
 		pr_warn("%s: stop: %s", o->device, strerror(-ret));
-	dev_drain(&d, on_record, &dc);
+	decode_held(&dc);
+	dev_drain(&d, on_record, &dc, 0);
 	pr_debug("while recording: %u reads of /proc/PID/maps (%u as they were), %u of [vdso], "
-		 "%u files to parse, %u MMAP records%s",
+		 "%u files to parse, %u MMAP records%s; %llu samples decoded after the run "
+		 "(%u times)",
 		 ms->nr_maps_reads, ms->nr_maps_same, ms->nr_vdso_reads, ms->nr_pending, dc.nr_mmap,
-		 dc.mmap_lossy ? " (some lost)" : "");
+		 dc.mmap_lossy ? " (some lost)" : "", (unsigned long long)dc.held.nr_total,
+		 dc.held.nr_replays);
 	maps_parse_pending(ms);
 	if (!dev_info(&d))
 		copy_info(&p->meta, &d.info);
@@ -791,6 +859,7 @@ int session_record(const struct record_opts *o, struct profile *p, struct maps *
 		pr_warn("%llu times a ring held impossible data; records were skipped",
 			(unsigned long long)d.corrupt);
 	dev_close(&d);
+	rq_free(&dc.held);
 	free(dc.reread);
 	if (c.pid) {
 		if (!c.reaped && (stop_signal || o->duration > 0))
@@ -815,6 +884,7 @@ out_stop:
 out_close:
 	sigprocmask(SIG_SETMASK, &old_mask, NULL);
 	dev_close(&d);
+	rq_free(&dc.held);
 	free(dc.reread);
 out_child:
 	maps_parse_pending(ms);

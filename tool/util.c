@@ -54,7 +54,7 @@ void pr_debug(const char *fmt, ...)
 	va_end(ap);
 }
 
-static void __noreturn out_of_memory(size_t size)
+void __noreturn out_of_memory(size_t size)
 {
 	pr_err("out of memory (%zu bytes)", size);
 	exit(EXIT_RUNTIME);

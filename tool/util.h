@@ -44,6 +44,8 @@ void pr_warn(const char *fmt, ...) __printf(1, 2);
 /* Only with -v. */
 void pr_debug(const char *fmt, ...) __printf(1, 2);
 
+/* Say so and exit (EXIT_RUNTIME): what x*alloc() do when memory runs out. */
+void __noreturn out_of_memory(size_t size);
 void *xmalloc(size_t size);
 void *xcalloc(size_t nmemb, size_t size);
 void *xrealloc(void *ptr, size_t nmemb, size_t size);

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * test_records - record validation, the ring drain protocol on synthetic
- * rings (wrap-around, LOST, EXEC, EXIT, corrupt sizes, a bad tail), the
- * control page checks, and the merge of several CPUs' records by time.
+ * rings (wrap-around, LOST, EXEC, EXIT, corrupt sizes, a bad tail, records
+ * in place), the queue of records held back (recqueue.h), the control page
+ * checks, and the merge of several CPUs' records by time.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include "tap.h"
 #include "../device.h"
 #include "../records.h"
+#include "../recqueue.h"
 
 #define RING_SIZE 256
 
@@ -151,7 +153,7 @@ static void test_wrap(void)
 	ok(produce(&t, buf, size), "LOST record written");
 	size = make_sample(buf, 10, 42, 3, 1, 4);
 	ok(produce(&t, buf, size), "sample written across the end of the ring");
-	n = ring_drain(&t.r, to_profile, &p, bounce);
+	n = ring_drain(&t.r, to_profile, &p, bounce, 0);
 	is_u64(n, 2, "two records drained");
 	is_u64(t.hdr.data_tail, t.hdr.data_head, "tail published at head");
 	is_u64(p.nr_samples, 1, "one sample");
@@ -167,9 +169,140 @@ static void test_wrap(void)
 	while (produce(&t, buf, size))
 		;
 	ok(!produce(&t, buf, size), "ring full");
-	n = ring_drain(&t.r, to_profile, &p, bounce);
+	n = ring_drain(&t.r, to_profile, &p, bounce, 0);
 	ok(n > 0 && produce(&t, buf, size), "drain makes room again");
 	prof_free(&p);
+}
+
+/* What a drain callback saw: where each record was and what it held. */
+struct seen {
+	const u8 *where[8];
+	u64 first_word[8];
+	u32 size[8], cpu[8];
+	u32 n;
+	int stop_at; /* return -EIO at this record (or never: -1) */
+};
+
+static int note_record(void *ctx, const void *rec, u32 size, u32 cpu)
+{
+	struct seen *w = ctx;
+
+	if ((int)w->n == w->stop_at)
+		return -EIO;
+	if (w->n < 8) {
+		w->where[w->n] = rec;
+		memcpy(&w->first_word[w->n], (const u8 *)rec + 8, 8);
+		w->size[w->n] = size;
+		w->cpu[w->n] = cpu;
+	}
+	w->n++;
+	return 0;
+}
+
+static void test_in_place(void)
+{
+	struct seen w = { .stop_at = -1 }, c = { .stop_at = -1 };
+	struct test_ring t;
+	u8 bounce[RING_SIZE];
+	u64 buf[64];
+	u32 size;
+
+	/* three records, the third across the end of the ring (16 bytes before it) */
+	size = make_sample(buf, 10, 7, 2, 0, 2);
+	ring_init(&t, 2, RING_SIZE * 3 - size - sizeof(struct cycsample_lost) - 16);
+	produce(&t, buf, size);
+	produce(&t, buf, make_lost(buf, 11, 3));
+	size = make_sample(buf, 12, 7, 2, 0, 4);
+	produce(&t, buf, size);
+	is_u64(ring_drain(&t.r, note_record, &w, bounce, RING_IN_PLACE), 3,
+	       "RING_IN_PLACE: three records drained");
+	ok(w.where[0] == t.data + RING_SIZE - w.size[0] - w.size[1] - 16 &&
+		   w.where[1] == w.where[0] + w.size[0],
+	   "records that do not wrap are given where they lie in the ring");
+	ok(w.where[2] == bounce, "the record across the end comes copied into the bounce");
+	is_u64(w.first_word[2], 12, "... whole (its time)");
+	is_u64(t.hdr.data_tail, t.hdr.data_head, "tail published at head");
+
+	/* the default copies every record */
+	ring_init(&t, 2, 0);
+	produce(&t, buf, size);
+	ring_drain(&t.r, note_record, &c, bounce, 0);
+	ok(c.n == 1 && c.where[0] == bounce, "without the flag the record is copied");
+}
+
+static int hold(void *ctx, const void *rec, u32 size, u32 cpu)
+{
+	rq_push(ctx, rec, size, cpu);
+	return 0;
+}
+
+static void test_recqueue(void)
+{
+	struct seen w = { .stop_at = -1 }, x = { .stop_at = 1 };
+	struct recqueue q = { 0 };
+	struct test_ring t;
+	struct profile a, b;
+	u8 bounce[RING_SIZE];
+	u64 buf[64], *big;
+	u32 size, i, big_size = (2U << 20) + 64; /* larger than a chunk */
+	bool same = true;
+
+	/* the same records decoded at once and after the queue: the same profile */
+	prof_init(&a);
+	prof_init(&b);
+	rq_prepare(&q);
+	for (i = 0; i < 40; i++) {
+		ring_init(&t, i % 3, RING_SIZE * i - 8 * i);
+		size = i % 5 ? make_sample(buf, 100 + i, 30 + i % 4, i % 3, i % 3, i % 7)
+			     : make_task(buf, CYCSAMPLE_REC_EXEC, 100 + i, 30 + i % 4, "p");
+		produce(&t, buf, size);
+		ring_drain(&t.r, to_profile, &a, bounce, 0);
+		t.hdr.data_tail -= size; /* the same record again, for the queue */
+		ring_drain(&t.r, hold, &q, bounce, RING_IN_PLACE);
+	}
+	is_u64(q.nr, 40, "40 records queued");
+	is_u64(q.nr_samples, 32, "32 of them samples");
+	is_u64(rq_replay(&q, to_profile, &b), 0, "replayed");
+	is_u64(q.nr + q.len + q.nr_samples, 0, "the queue is empty after it");
+	is_u64(q.nr_total, 40, "... and still counts what it held");
+	is_u64(b.nr_ev, a.nr_ev, "as many events as decoded at once");
+	for (i = 0; i < a.nr_ev && i < b.nr_ev; i++) {
+		const struct cycsample_record_header *ha = prof_rec(&a, &a.ev[i]);
+		const struct cycsample_record_header *hb = prof_rec(&b, &b.ev[i]);
+
+		if (a.ev[i].cpu != b.ev[i].cpu || ha->size != hb->size || memcmp(ha, hb, ha->size))
+			same = false;
+	}
+	ok(same, "every record the same, in the same order, with its cpu");
+	prof_free(&a);
+	prof_free(&b);
+
+	/* a record larger than a chunk, between two small ones, 8-aligned */
+	big = calloc(1, big_size);
+	make_sample(buf, 1, 1, 0, 0, 1);
+	rq_push(&q, buf, make_sample(buf, 1, 1, 0, 0, 1), 4);
+	memcpy(big, buf, sizeof(struct cycsample_sample));
+	((struct cycsample_record_header *)big)->size = big_size;
+	big[big_size / 8 - 1] = 0x1234;
+	rq_push(&q, big, big_size, 5);
+	rq_push(&q, buf, make_lost(buf, 2, 9), 6);
+	is_u64(rq_replay(&q, note_record, &w), 0, "a queue with a record over a chunk replays");
+	ok(w.n == 3 && w.size[1] == big_size && w.cpu[0] == 4 && w.cpu[1] == 5 && w.cpu[2] == 6,
+	   "sizes and cpus kept");
+	ok(!((uintptr_t)w.where[0] % 8) && !((uintptr_t)w.where[1] % 8) &&
+		   !((uintptr_t)w.where[2] % 8),
+	   "records handed on 8-aligned");
+	free(big);
+
+	/* a callback's error stops the replay and empties the queue */
+	for (i = 0; i < 3; i++)
+		rq_push(&q, buf, make_lost(buf, 3 + i, 1), 0);
+	is_u64((u64)-rq_replay(&q, note_record, &x), EIO, "the callback's error is returned");
+	is_u64(x.n, 1, "... and no record after it is handed on");
+	is_u64(q.len, 0, "the queue is empty after an error too");
+	ok(!rq_full(&q), "an empty queue is not full");
+	rq_free(&q);
+	ok(!q.first && !q.len, "freed");
 }
 
 static void test_task_events(void)
@@ -189,7 +322,7 @@ static void test_task_events(void)
 	produce(&t, buf, size);
 	size = make_task(buf, CYCSAMPLE_REC_EXIT, 102, 55, "newprog");
 	produce(&t, buf, size);
-	ring_drain(&t.r, to_profile, &p, bounce);
+	ring_drain(&t.r, to_profile, &p, bounce, 0);
 	is_u64(p.nr_exec, 1, "EXEC decoded");
 	is_u64(p.nr_exit, 1, "EXIT decoded");
 	is_str(prof_comm(&p, 55), "newprog", "EXEC names the process");
@@ -197,7 +330,7 @@ static void test_task_events(void)
 	size = make_task(buf, CYCSAMPLE_REC_EXEC, 103, 56, "");
 	memset(tev->comm, 'x', 16);
 	produce(&t, buf, size);
-	ring_drain(&t.r, to_profile, &p, bounce);
+	ring_drain(&t.r, to_profile, &p, bounce, 0);
 	is_u64(strlen(prof_comm(&p, 56)), 16, "unterminated comm cut at 16 bytes");
 	prof_free(&p);
 }
@@ -222,14 +355,14 @@ static void test_corrupt(void)
 	produce(&t, buf, 16);
 	size = make_sample(buf, 3, 9, 1, 0, 1);
 	produce(&t, buf, size);
-	n = ring_drain(&t.r, to_profile, &p, bounce);
+	n = ring_drain(&t.r, to_profile, &p, bounce, 0);
 	is_u64(n, 1, "records before the corrupt one are delivered");
 	is_u64(t.r.corrupt, 1, "corruption counted");
 	is_u64(t.hdr.data_tail, t.hdr.data_head, "the rest is skipped: tail moves to head");
 
 	/* a head more than a ring ahead of the tail */
 	t.hdr.data_head = t.hdr.data_tail + 2 * RING_SIZE;
-	n = ring_drain(&t.r, to_profile, &p, bounce);
+	n = ring_drain(&t.r, to_profile, &p, bounce, 0);
 	is_u64(n, 0, "impossible head: nothing delivered");
 	is_u64(t.r.corrupt, 2, "and counted");
 	is_u64(t.hdr.data_tail, t.hdr.data_head, "reader resynchronises at head");
@@ -238,7 +371,7 @@ static void test_corrupt(void)
 	size = make_sample(buf, 4, 9, 1, 0, 1);
 	smp->nr_kernel = 100;
 	produce(&t, buf, size);
-	ring_drain(&t.r, to_profile, &p, bounce);
+	ring_drain(&t.r, to_profile, &p, bounce, 0);
 	is_u64(p.nr_corrupt, 1, "sample with impossible frame counts rejected");
 	is_u64(p.nr_samples, 1, "and not counted as a sample");
 	prof_free(&p);
@@ -262,8 +395,8 @@ static void test_merge(void)
 	produce(&a, buf, make_task(buf, CYCSAMPLE_REC_EXIT, 50, 1, "x"));
 	produce(&b, buf, make_sample(buf, 20, 1, 1, 0, 1));
 	produce(&b, buf, make_sample(buf, 50, 1, 1, 0, 1));
-	ring_drain(&a.r, to_profile, &p, bounce);
-	ring_drain(&b.r, to_profile, &p, bounce);
+	ring_drain(&a.r, to_profile, &p, bounce, 0);
+	ring_drain(&b.r, to_profile, &p, bounce, 0);
 	prof_sort(&p);
 	for (i = 0; i < p.nr_ev; i++) {
 		if (p.ev[i].time < last)
@@ -416,6 +549,8 @@ int main(void)
 	test_check();
 	test_lost_saturates();
 	test_wrap();
+	test_in_place();
+	test_recqueue();
 	test_task_events();
 	test_corrupt();
 	test_merge();

@@ -260,6 +260,20 @@ check $? "EXEC during the session: the new program resolves"
 $C --folded -- sh -c "$D/demo 60; $D/demo 60" >$T/kids.folded 2>/dev/null
 [ "$(leaf_count $T/kids.folded hot_loop)" -gt 0 ]
 check $? "short-lived children of CMD resolve"
+# samples decoded after the run (tool/recqueue.h): where the module writes
+# MMAP records, every sample of a short run waits in the queue, and the
+# processes that come and go while it waits still resolve
+$C -v -o $T/held.cyc --folded -- sh -c "$D/demo 60; $D/demo 60" >$T/held.folded 2>$T/held.err
+held=$(sed -n 's/.*; \([0-9]*\) samples decoded after the run.*/\1/p' $T/held.err)
+mrec=$(sed -n 's/.* \([0-9]*\) MMAP records.*/\1/p' $T/held.err)
+total=$(head -c 8192 $T/held.cyc | grep -a "^samples=" | head -n 1 | cut -d= -f2)
+if [ "${mrec:-0}" -gt 0 ]; then
+	[ "${held:-x}" = "$total" ] && [ "$total" -gt 0 ] &&
+		[ "$(chain_count $T/held.folded 'main;do_round;hot_loop')" -gt 0 ]
+else
+	[ "${held:-x}" = 0 ]
+fi
+check $? "samples held until the run ends: ${held:-?} of ${total:-?} (${mrec:-?} MMAP records), children resolve"
 # the session lives while a child of CMD runs, also after CMD has exited
 $C --folded -- sh -c "$D/demo 60 &" >$T/bg.folded 2>/dev/null
 [ "$(chain_count $T/bg.folded 'main;do_round;hot_loop')" -gt 20 ]

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The queue of records held back while the workload runs (recqueue.h).
+ */
+#include <string.h>
+#include <sys/mman.h>
+
+#include "recqueue.h"
+
+/* 1 MiB: the 130 to 350 KB of a one-second run fit in the first chunk */
+#define RQ_CHUNK_BYTES (1UL << 20)
+
+struct rq_chunk {
+	struct rq_chunk *next;
+	size_t size; /* of the mapping, this header included */
+	size_t used; /* bytes of entries after the header */
+	u8 data[] __attribute__((aligned(8)));
+};
+
+struct rq_entry {
+	u32 cpu;
+	u32 size;
+};
+
+static struct rq_chunk *chunk_map(size_t need)
+{
+	size_t size = MAX(RQ_CHUNK_BYTES, sizeof(struct rq_chunk) + need);
+	struct rq_chunk *c;
+
+	size = (size + RQ_CHUNK_BYTES - 1) & ~(RQ_CHUNK_BYTES - 1);
+	c = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
+		 -1, 0);
+	if (c == MAP_FAILED)
+		out_of_memory(size);
+	c->next = NULL;
+	c->size = size;
+	c->used = 0;
+	return c;
+}
+
+static size_t chunk_room(const struct rq_chunk *c)
+{
+	return c->size - sizeof(*c) - c->used;
+}
+
+void rq_prepare(struct recqueue *q)
+{
+	if (!q->first)
+		q->first = q->last = chunk_map(0);
+}
+
+void rq_push(struct recqueue *q, const void *rec, u32 size, u32 cpu)
+{
+	struct rq_entry e = { .cpu = cpu, .size = size };
+	size_t need = sizeof(e) + size;
+	struct rq_chunk *c = q->last;
+	u8 *dst;
+
+	if (!c || chunk_room(c) < need) {
+		struct rq_chunk *n = chunk_map(need);
+
+		if (c)
+			c->next = n;
+		else
+			q->first = n;
+		q->last = c = n;
+	}
+	dst = c->data + c->used;
+	memcpy(dst, &e, sizeof(e));
+	memcpy(dst + sizeof(e), rec, size);
+	c->used += need;
+	q->len += need;
+	q->nr++;
+	q->nr_total++;
+	if (size >= sizeof(struct cycsample_record_header) &&
+	    ((const struct cycsample_record_header *)rec)->type == CYCSAMPLE_REC_SAMPLE)
+		q->nr_samples++;
+}
+
+/* Unmap every chunk after @keep (all of them if @keep is NULL). */
+static void unmap_after(struct recqueue *q, struct rq_chunk *keep)
+{
+	struct rq_chunk *c = keep ? keep->next : q->first, *next;
+
+	for (; c; c = next) {
+		next = c->next;
+		munmap(c, c->size);
+	}
+	if (keep) {
+		keep->next = NULL;
+		keep->used = 0;
+	}
+	q->first = q->last = keep;
+}
+
+int rq_replay(struct recqueue *q, ring_record_fn fn, void *ctx)
+{
+	struct rq_chunk *c;
+	int ret = 0;
+
+	if (q->len)
+		q->nr_replays++;
+	for (c = q->first; c && ret >= 0; c = c->next) {
+		size_t off = 0;
+
+		while (off < c->used) {
+			struct rq_entry e;
+
+			memcpy(&e, c->data + off, sizeof(e));
+			/* 8-aligned: entries and records are multiples of 8 */
+			ret = fn(ctx, c->data + off + sizeof(e), e.size, e.cpu);
+			if (ret < 0)
+				break;
+			off += sizeof(e) + e.size;
+		}
+	}
+	unmap_after(q, q->first);
+	q->len = 0;
+	q->nr = 0;
+	q->nr_samples = 0;
+	return ret < 0 ? ret : 0;
+}
+
+void rq_free(struct recqueue *q)
+{
+	unmap_after(q, NULL);
+	*q = (struct recqueue){ 0 };
+}
