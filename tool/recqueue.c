@@ -28,8 +28,8 @@ static struct rq_chunk *chunk_map(size_t need)
 	struct rq_chunk *c;
 
 	size = (size + RQ_CHUNK_BYTES - 1) & ~(RQ_CHUNK_BYTES - 1);
-	c = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
-		 -1, 0);
+	c = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1,
+		 0);
 	if (c == MAP_FAILED)
 		out_of_memory(size);
 	c->next = NULL;
