@@ -12,6 +12,7 @@
 #define CYCS_COMPAT_H
 
 #include <linux/version.h>
+#include <linux/timer.h>
 #include <linux/mm.h>
 #include <linux/fs.h>
 #include <linux/fs_struct.h>
@@ -400,6 +401,18 @@ static inline atomic_long_t *cycs_user_perf_mlock(struct user_struct *user)
 #else
 #define CYCS_PERCPU_WQ system_wq
 #define CYCS_UNBOUND_WQ system_unbound_wq
+#endif
+
+/*
+ * Timers: from_timer() became timer_container_of() in 6.16 (and went);
+ * timer_delete_sync() came in 6.2 for del_timer_sync(), which 6.15
+ * removed, and stable kernels got it too, so the header is tested.
+ */
+#ifndef timer_container_of
+#define timer_container_of(var, t, field) from_timer(var, t, field)
+#endif
+#ifndef CYCS_HAVE_TIMER_DELETE_SYNC
+#define timer_delete_sync del_timer_sync
 #endif
 
 #endif /* CYCS_COMPAT_H */

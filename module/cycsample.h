@@ -29,6 +29,7 @@
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 #include <linux/irq_work.h>
+#include <linux/timer.h>
 #include <linux/workqueue.h>
 #include <linux/perf_event.h>
 #include <linux/cycsample.h>
@@ -236,8 +237,6 @@ struct cycs_pmu {
  */
 #define CYCS_EXEC_WAYS 4
 #define CYCS_EXEC_BUCKETS 1024
-/* each call of cycs_exec_ids_purge() looks at 1/CYCS_EXEC_PURGE_STEPS of them */
-#define CYCS_EXEC_PURGE_STEPS 16
 
 /**
  * struct cycs_session - one open file of /dev/cycsample
@@ -258,7 +257,6 @@ struct cycs_pmu {
  * @target_task: the target (thread group leader or thread) while running
  * @target_tgid: its thread group id in the initial namespace
  * @exec_ids:	CYCS_EXEC_BUCKETS x CYCS_EXEC_WAYS entries (PID/TID targets)
- * @exec_purge_next: where cycs_exec_ids_purge() goes on; s->lock
  * @pmus:	the PMU list of this START
  * @nr_pmus:	entries in use
  * @pmu_of_cpu:	index in @pmus of each CPU's entry, nr_cpu_ids entries
@@ -274,7 +272,12 @@ struct cycs_pmu {
  * @stats:	per-CPU counters
  * @wake_work:	wakes @wq from the handler's context
  * @wq:		poll() waiters
- * @exit_work:	notices the target's exit
+ * @exit_timer:	every CYCS_EXIT_POLL while running: queues @exit_work
+ *		unless the handler ran since it last looked
+ * @exit_work:	notices the target's exit, purges the exec ids
+ * @exit_calls:	handler calls at the timer's last look (written by the timer
+ *		and by cycs_exit_arm(), from START and the work)
+ * @exit_skipped: periods in a row @exit_timer let pass without @exit_work
  * @file:	the open file (no reference: it owns us), which forks.c
  *		references while a clone's attach is queued
  * @fork_node:	in forks.c's list of armed sessions while @fork_armed
@@ -302,7 +305,6 @@ struct cycs_session {
 	struct task_struct *target_task;
 	pid_t target_tgid;
 	u64 *exec_ids;
-	unsigned int exec_purge_next;
 
 	struct cycs_pmu pmus[CYCSAMPLE_MAX_PMUS];
 	unsigned int nr_pmus;
@@ -321,7 +323,10 @@ struct cycs_session {
 	struct cycs_stats __percpu *stats;
 	struct irq_work wake_work;
 	wait_queue_head_t wq;
-	struct delayed_work exit_work;
+	struct timer_list exit_timer;
+	struct work_struct exit_work;
+	u64 exit_calls;
+	unsigned int exit_skipped;
 
 	struct file *file;
 	struct list_head fork_node;

@@ -125,22 +125,17 @@ int cycs_exec_ids_start(struct cycs_session *s)
  * @s: a running PID or TID session; s->lock held
  *
  * So that a session whose target forks and execs without end keeps room;
- * called every ~50 ms by the exit work, which runs on the target's CPU.
- * Each call looks at the next 1/CYCS_EXEC_PURGE_STEPS of the table, so an
- * entry goes at most 16 calls (0.8 s) after its process: the whole table
- * each time took 20 us of the target's time under QEMU -icount, 0.4 ms per
- * second (Documentation/performance.rst).
+ * called by the exit work, at least every 16 x 50 ms while the target runs
+ * (module/session.c:cycs_exit_timer()).
  */
 void cycs_exec_ids_purge(struct cycs_session *s)
 {
-	size_t n = CYCS_EXEC_BUCKETS * CYCS_EXEC_WAYS, step = n / CYCS_EXEC_PURGE_STEPS;
-	size_t i = s->exec_purge_next % n, end = i + step;
+	size_t i, n = CYCS_EXEC_BUCKETS * CYCS_EXEC_WAYS;
 	struct pid *pid;
 	bool alive;
 	u64 v;
 
-	s->exec_purge_next = end % n;
-	for (; i < end; i++) {
+	for (i = 0; i < n; i++) {
 		v = READ_ONCE(s->exec_ids[i]);
 		if (!v)
 			continue;

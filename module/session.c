@@ -30,8 +30,18 @@
 #include "cycsample.h"
 #include "compat.h"
 
-/* How often a running session looks for its target's exit. */
+/*
+ * How often a running session looks for its target's exit.  The look takes
+ * a work item (counters go in process context) on the CPU that queued it,
+ * usually the target's: 30 us of the target's time each under QEMU
+ * -icount, most of it the purge of the exec ids, 0.5 ms per second of a
+ * sampled run (Documentation/performance.rst, "Records decoded after the
+ * run").  So a timer looks first: if the handler ran since its last look,
+ * a counter still counts and the target has not ended; the work item then
+ * runs only every CYCS_EXIT_FORCE periods, for the purge.
+ */
 #define CYCS_EXIT_POLL msecs_to_jiffies(50)
+#define CYCS_EXIT_FORCE 16
 
 static void cycs_wake_irq_work(struct irq_work *work)
 {
@@ -41,6 +51,7 @@ static void cycs_wake_irq_work(struct irq_work *work)
 }
 
 static void cycs_exit_work(struct work_struct *work);
+static void cycs_exit_timer(struct timer_list *t);
 
 /**
  * cycs_session_create - a new session for an open of /dev/cycsample
@@ -73,7 +84,8 @@ struct cycs_session *cycs_session_create(struct file *file, bool privileged, boo
 	INIT_HLIST_NODE(&s->cpuhp_node);
 	init_irq_work(&s->wake_work, cycs_wake_irq_work);
 	init_waitqueue_head(&s->wq);
-	INIT_DELAYED_WORK(&s->exit_work, cycs_exit_work);
+	timer_setup(&s->exit_timer, cycs_exit_timer, 0);
+	INIT_WORK(&s->exit_work, cycs_exit_work);
 	return s;
 
 out_free_stats:
@@ -102,8 +114,8 @@ static void cycs_put_target_task(struct cycs_session *s)
  * cycs_session_destroy - tear a session down at the last close
  * @s: the session
  *
- * Counters first (no handler runs after that), then the exit work, then
- * any wakeup still queued by a handler, then the memory.  The rings may
+ * Counters first (no handler runs after that), then the exit timer and
+ * work, then any wakeup still queued by a handler, then the memory.  The rings may
  * outlive us if mapped: they hold their own reference.
  */
 void cycs_session_destroy(struct cycs_session *s)
@@ -111,11 +123,13 @@ void cycs_session_destroy(struct cycs_session *s)
 	mutex_lock(&s->lock);
 	if (s->state == CYCSAMPLE_STATE_RUNNING) {
 		cycs_session_halt(s);
-		s->state = CYCSAMPLE_STATE_STOPPED;
+		WRITE_ONCE(s->state, CYCSAMPLE_STATE_STOPPED);
 	}
 	mutex_unlock(&s->lock);
 
-	cancel_delayed_work_sync(&s->exit_work);
+	/* not RUNNING: neither re-arms the other */
+	timer_delete_sync(&s->exit_timer);
+	cancel_work_sync(&s->exit_work);
 	irq_work_sync(&s->wake_work);
 
 	cycs_put_target_task(s);
@@ -289,7 +303,7 @@ int cycs_session_configure(struct cycs_session *s, struct cycsample_config *cfg)
 		memset(per_cpu_ptr(s->stats, cpu), 0, sizeof(struct cycs_stats));
 	s->nr_pmus = 0;
 	s->clock_period_ns = 0;
-	s->state = CYCSAMPLE_STATE_CONFIGURED;
+	WRITE_ONCE(s->state, CYCSAMPLE_STATE_CONFIGURED);
 	mutex_unlock(&s->lock);
 	return 0;
 
@@ -326,6 +340,52 @@ out_put_task:
 	return err;
 }
 
+/* Handler calls of the session so far: each one counts its cost (or a drop). */
+static u64 cycs_handler_calls(struct cycs_session *s)
+{
+	u64 n = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		const struct cycs_stats *st = per_cpu_ptr(s->stats, cpu);
+
+		n += READ_ONCE(st->cost_count) + READ_ONCE(st->dropped_other);
+	}
+	return n;
+}
+
+/*
+ * The next look for the target's exit; s->lock held.  The timer writes
+ * exit_calls and exit_skipped too: a race (a stale timer across STOP and
+ * START) only moves the next forced look by a period.
+ */
+static void cycs_exit_arm(struct cycs_session *s)
+{
+	WRITE_ONCE(s->exit_calls, cycs_handler_calls(s));
+	WRITE_ONCE(s->exit_skipped, 0);
+	mod_timer(&s->exit_timer, jiffies + CYCS_EXIT_POLL);
+}
+
+static void cycs_exit_timer(struct timer_list *t)
+{
+	struct cycs_session *s = timer_container_of(s, t, exit_timer);
+	unsigned int skipped;
+	u64 calls;
+
+	if (READ_ONCE(s->state) != CYCSAMPLE_STATE_RUNNING)
+		return;
+	calls = cycs_handler_calls(s);
+	skipped = READ_ONCE(s->exit_skipped) + 1;
+	if (calls != READ_ONCE(s->exit_calls) && skipped < CYCS_EXIT_FORCE) {
+		WRITE_ONCE(s->exit_calls, calls);
+		WRITE_ONCE(s->exit_skipped, skipped);
+		mod_timer(&s->exit_timer, jiffies + CYCS_EXIT_POLL);
+		return;
+	}
+	/* the work re-arms us (cycs_exit_arm()) unless the session ended */
+	queue_work(CYCS_PERCPU_WQ, &s->exit_work);
+}
+
 int cycs_session_start(struct cycs_session *s)
 {
 	bool task_target;
@@ -356,7 +416,7 @@ int cycs_session_start(struct cycs_session *s)
 
 	WRITE_ONCE(s->state, CYCSAMPLE_STATE_RUNNING);
 	if (task_target)
-		mod_delayed_work(CYCS_PERCPU_WQ, &s->exit_work, CYCS_EXIT_POLL);
+		cycs_exit_arm(s);
 	mutex_unlock(&s->lock);
 	return 0;
 
@@ -379,7 +439,7 @@ int cycs_session_stop(struct cycs_session *s)
 	cycs_session_halt(s);
 	cycs_put_target_task(s);
 	WRITE_ONCE(s->state, CYCSAMPLE_STATE_STOPPED);
-	/* the exit work sees the state and does not re-arm */
+	/* the exit timer and work see the state and do not re-arm */
 	wake_up_interruptible_all(&s->wq);
 out_unlock:
 	mutex_unlock(&s->lock);
@@ -396,15 +456,14 @@ out_unlock:
  */
 static void cycs_exit_work(struct work_struct *work)
 {
-	struct cycs_session *s =
-		container_of(to_delayed_work(work), struct cycs_session, exit_work);
+	struct cycs_session *s = container_of(work, struct cycs_session, exit_work);
 
 	mutex_lock(&s->lock);
 	if (s->state != CYCSAMPLE_STATE_RUNNING || !s->target_task)
 		goto out_unlock;
 	if (!cycs_counters_ended(s)) {
 		cycs_exec_ids_purge(s);
-		queue_delayed_work(CYCS_PERCPU_WQ, &s->exit_work, CYCS_EXIT_POLL);
+		cycs_exit_arm(s);
 		goto out_unlock;
 	}
 	cycs_session_halt(s);
