@@ -115,8 +115,8 @@ static void cycs_put_target_task(struct cycs_session *s)
  * @s: the session
  *
  * Counters first (no handler runs after that), then the exit timer and
- * work, then any wakeup still queued by a handler, then the memory.  The rings may
- * outlive us if mapped: they hold their own reference.
+ * work, then any wakeup still queued by a handler, then the memory.  The
+ * rings may outlive us if mapped: they hold their own reference.
  */
 void cycs_session_destroy(struct cycs_session *s)
 {
@@ -447,7 +447,8 @@ out_unlock:
 }
 
 /*
- * Every ~50 ms while running: have the target and every child it forked
+ * Queued by cycs_exit_timer() when the handler did not run for 50 ms (or
+ * at every 16th look): have the target and every child it forked
  * since START exited, or has the kernel detached our counters (a setuid
  * exec)?  Then release the counters, write the EXIT record (nothing can
  * follow it now), and end the session.  Counters must go in process

@@ -514,12 +514,13 @@ static inline bool seen_file_page(struct resolver *r, const struct proc_maps *p,
 	       e->gen == p->cur_gen && time >= p->cur_gen;
 }
 
-void res_observe_process(struct resolver *r, u32 pid)
+struct proc_maps *res_observe_process(struct resolver *r, u32 pid)
 {
 	struct proc_maps *p = maps_proc(r->maps, pid, true);
 
 	if (!p->nr_refresh)
 		maps_read(r->maps, pid, p->cur_gen, NULL);
+	return p;
 }
 
 void res_observe(struct resolver *r, const struct rec_sample *v)
@@ -530,8 +531,7 @@ void res_observe(struct resolver *r, const struct rec_sample *v)
 	u64 page;
 	u32 i;
 
-	res_observe_process(r, s->pid);
-	p = maps_proc(r->maps, s->pid, false);
+	p = res_observe_process(r, s->pid);
 	p->sampled = true;
 	if (!r->seen)
 		r->seen = xcalloc(1U << RES_SEEN_BITS, sizeof(*r->seen));

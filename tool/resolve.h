@@ -192,9 +192,9 @@ void res_observe(struct resolver *r, const struct rec_sample *v);
 /*
  * The part of res_observe() that cannot wait while a process lives: the
  * first read of its maps (the mappings it had before its records could tell
- * them), made once per process.
+ * them), made once per process.  Returns the process's maps.
  */
-void res_observe_process(struct resolver *r, u32 pid);
+struct proc_maps *res_observe_process(struct resolver *r, u32 pid);
 
 /* Resolve every frame of a sample. */
 void res_stack(struct resolver *r, const struct rec_sample *v, struct stack *st);
