@@ -3,8 +3,7 @@
 #
 # guest-e2e.sh [KERNEL-ID [OPTIONS]] - build cycread and the demo programs for the
 # kernel's architecture, boot the guest with scripts/cycsample-vm and run
-# tests/guest/e2e-guest.sh there: shares of the demo's functions, complete
-# call chains, leaf-caller repair, the shared-library function, -p/-t/-a,
+# tests/guest/e2e-guest.sh there: complete call chains, leaf-caller repair, the shared-library function, -p/-t/-a,
 # --user-only, --no-call-graph, -c, Ctrl-C, CMD exit status and exec
 # failure, EXEC, children, a deleted binary, a JIT perf map, capture files,
 # cycsample.ko's own frames with source lines (--kmod-dir), and
@@ -14,6 +13,8 @@
 # PMUs the big.LITTLE checks (each CPU's PMU samples, the header lists both,
 # --sort pmu, capture files keep them); then go tool pprof reads the guest's
 # --pprof file as the guest's cycread reported it (tests/check-pprof.py).
+# A second boot, under -icount and with the same PMUs, holds the demo's
+# shares to its model (tests/guest/shares-guest.sh).
 # Default kernel: arm64-6.1.  Exit status: the guest's, or 1 when a host
 # check failed.
 #
@@ -25,10 +26,11 @@ set -eu
 kernel=${1:-arm64-6.1}
 [ $# -gt 0 ] && shift
 vm_args=
+pmus=
 then=true
 while [ $# -gt 0 ]; do
 	case $1 in
-	--pmus) vm_args="$vm_args --pmus $2"; shift 2 ;;
+	--pmus) vm_args="$vm_args --pmus $2"; pmus="--pmus $2"; shift 2 ;;
 	--add) vm_args="$vm_args --add $2"; shift 2 ;;
 	--then) then=$2; shift 2 ;;
 	*) echo "guest-e2e.sh: unknown option '$1'" >&2; exit 2 ;;
@@ -49,7 +51,8 @@ make -s -C "$top/tool" OUT="$top/build/$arch/tool" ARCH=$arch CROSS_COMPILE=$cro
 stage=$top/build/$arch/e2e
 rm -rf "$stage"
 make -s -C "$top/demo" OUT="$stage" ARCH=$arch
-cp "$top/tool/tests/guest/e2e-guest.sh" "$top/tool/tests/guest/folded.sh" "$stage/"
+cp "$top/tool/tests/guest/e2e-guest.sh" "$top/tool/tests/guest/shares-guest.sh" \
+	"$top/tool/tests/guest/folded.sh" "$stage/"
 triplet=$([ $arch = arm64 ] && echo aarch64-linux-gnu || echo x86_64-linux-gnu)
 ${cross}gcc -O2 -g -Wall -Wextra -Werror -o "$stage/lzmawork" "$top/tool/tests/guest/lzmawork.c" \
 	-llzma
@@ -67,6 +70,17 @@ mkdir -p "$out"
 	echo $vm >"$out/rc"
 } | tee "$out/guest.log"
 rc=$(cat "$out/rc")
+
+# The demo's shares against its model, in a boot of its own under -icount
+# (tests/guest/shares-guest.sh says why), with the same PMUs.
+{
+	src=0
+	# shellcheck disable=SC2086 # pmus holds an option and its value
+	"$top/scripts/cycsample-vm" --kernel "$kernel" --no-build --icount --add "$stage" $pmus \
+		--timeout 900 -- sh /mnt/add/shares-guest.sh || src=$?
+	echo $src >"$out/shares-rc"
+} | tee "$out/shares.log"
+[ "$rc" -ne 0 ] || rc=$(cat "$out/shares-rc")
 
 # The guest's pprof file and tables (base64 between "#-- file" and "#-- end"):
 # go tool pprof, on the host, must read the demo's profile as cycread did.
