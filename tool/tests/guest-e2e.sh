@@ -1,17 +1,18 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# guest-e2e.sh [KERNEL-ID [OPTIONS]] - build cycread and the demo programs for the
-# kernel's architecture, boot the guest with scripts/cycsample-vm and run
-# tests/guest/e2e-guest.sh there: complete call chains, leaf-caller repair, the shared-library function, -p/-t/-a,
-# --user-only, --no-call-graph, -c, Ctrl-C, CMD exit status and exec
-# failure, EXEC, children, a deleted binary, a JIT perf map, capture files,
-# cycsample.ko's own frames with source lines (--kmod-dir), and
-# demo/perfsample (perf_event_open alone) against cycread on the demo;
-# trees, filters, time slices; on arm64 a 32-bit armhf program (demo/a32demo):
-# ARM and Thumb chains and the AArch32 register dump; on a guest with two
-# PMUs the big.LITTLE checks (each CPU's PMU samples, the header lists both,
-# --sort pmu, capture files keep them); then go tool pprof reads the guest's
+# guest-e2e.sh [KERNEL-ID [OPTIONS]] - build cycread and the demo programs
+# for the kernel's architecture, boot the guest with scripts/cycsample-vm
+# and run tests/guest/e2e-guest.sh there: complete call chains, leaf-caller
+# repair, the shared-library function, -p/-t/-a, --user-only,
+# --no-call-graph, -c, Ctrl-C, CMD exit status and exec failure, EXEC,
+# children, a deleted binary, a JIT perf map, capture files, cycsample.ko's
+# own frames with source lines (--kmod-dir), and demo/perfsample
+# (perf_event_open alone) against cycread on the demo; trees, filters, time
+# slices; on arm64 a 32-bit armhf program (demo/a32demo): ARM and Thumb
+# chains and the AArch32 register dump; on a guest with two PMUs the
+# big.LITTLE checks (each CPU's PMU samples, the header lists both, --sort
+# pmu, capture files keep them); then go tool pprof reads the guest's
 # --pprof file as the guest's cycread reported it (tests/check-pprof.py).
 # A second boot, under -icount and with the same PMUs, holds the demo's
 # shares to its model (tests/guest/shares-guest.sh).
@@ -52,7 +53,7 @@ stage=$top/build/$arch/e2e
 rm -rf "$stage"
 make -s -C "$top/demo" OUT="$stage" ARCH=$arch
 cp "$top/tool/tests/guest/e2e-guest.sh" "$top/tool/tests/guest/shares-guest.sh" \
-	"$top/tool/tests/guest/folded.sh" "$stage/"
+	"$top/tool/tests/guest/tap.sh" "$top/tool/tests/guest/folded.sh" "$stage/"
 triplet=$([ $arch = arm64 ] && echo aarch64-linux-gnu || echo x86_64-linux-gnu)
 ${cross}gcc -O2 -g -Wall -Wextra -Werror -o "$stage/lzmawork" "$top/tool/tests/guest/lzmawork.c" \
 	-llzma

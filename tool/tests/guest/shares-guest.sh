@@ -33,20 +33,8 @@ D=/mnt/add
 T=/tmp/shares
 TOL=2
 mkdir -p $T
-n=0
-failed=0
-
-check()
-{
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		failed=$((failed + 1))
-		echo "not ok $n - $2"
-	fi
-}
-
+# check (numbered TAP)
+. "$(dirname "$0")/tap.sh"
 # leaf_count, share10, within
 . "$(dirname "$0")/folded.sh"
 
