@@ -152,7 +152,8 @@ static void usage(FILE *f)
 		"      --user-only       leave kernel mode out\n"
 		"      --regs            record user registers (leaf callers inside syscalls)\n"
 		"  -m, --mmap-pages N    ring per CPU: N pages (a power of two) or a size such\n"
-		"                        as 512K or 4M (default %uK, at most %uM)\n"
+		"                        as 512K or 4M (default perf record's, 512K with\n"
+		"                        4 KiB pages; at most %uM)\n"
 		"      --max-stack N     frames per chain (default %d, at most %d)\n"
 		"  -o, --output FILE     also save a capture file (for cycread report -i)\n"
 		"Report:\n"
@@ -178,8 +179,8 @@ static void usage(FILE *f)
 		"  -q, --quiet           no report on stdout;  -v, --verbose\n"
 		"  -h, --help;  -V, --version\n"
 		"Exit status: 0 success, 1 runtime error, 2 usage error.\n",
-		DEFAULT_FREQ, CYCSAMPLE_DEFAULT_RING_BYTES >> 10, CYCSAMPLE_MAX_RING_BYTES >> 20,
-		CYCSAMPLE_DEFAULT_STACK, CYCSAMPLE_MAX_STACK);
+		DEFAULT_FREQ, CYCSAMPLE_MAX_RING_BYTES >> 20, CYCSAMPLE_DEFAULT_STACK,
+		CYCSAMPLE_MAX_STACK);
 }
 
 static void __noreturn bad_usage(const char *fmt, const char *arg)

@@ -612,18 +612,42 @@ int maps_read(struct maps *ms, u32 pid, u64 gen_time, const char *text)
 	return 0;
 }
 
-void maps_new_gen(struct maps *ms, u32 pid, u64 time)
+static struct proc_maps *new_gen(struct maps *ms, u32 pid, u64 time)
 {
 	struct proc_maps *p = maps_proc(ms, pid, true);
 
 	if (time > p->cur_gen)
 		p->cur_gen = time;
+	return p;
+}
+
+void maps_new_gen(struct maps *ms, u32 pid, u64 time)
+{
+	struct proc_maps *p = new_gen(ms, pid, time);
+
+	/* an EXEC drained after a later one (another ring) tells nothing of now */
+	if (p->cur_gen == time)
+		p->told_gen = time;
+}
+
+bool maps_told(const struct proc_maps *p)
+{
+	return p->told_gen && p->told_gen == p->cur_gen;
+}
+
+void maps_records_lost(struct maps *ms)
+{
+	u32 i;
+
+	for (i = 0; i < ms->nr_procs; i++)
+		ms->procs[i]->told_gen = 0;
 }
 
 int maps_exec(struct maps *ms, u32 pid, u64 time)
 {
-	maps_new_gen(ms, pid, time);
-	return maps_read(ms, pid, maps_proc(ms, pid, false)->cur_gen, NULL);
+	struct proc_maps *p = new_gen(ms, pid, time);
+
+	return maps_read(ms, pid, p->cur_gen, NULL);
 }
 
 void maps_mapped(struct maps *ms, const struct map *tmpl, size_t path_len, u64 time)

@@ -82,6 +82,7 @@ struct proc_maps {
 	u32 version; /* bumped whenever a mapping is added */
 	bool timed; /* has mappings of a generation after time 0 (an EXEC) */
 	u64 cur_gen;
+	u64 told_gen; /* cur_gen, when begun by an EXEC while MMAP records tell every mapping */
 	u64 last_refresh; /* now_ns() */
 	u32 nr_refresh;
 	bool read_failed;
@@ -137,6 +138,17 @@ int maps_exec(struct maps *ms, u32 pid, u64 time);
 
 /* The same without reading: MMAP records will tell the new program's maps. */
 void maps_new_gen(struct maps *ms, u32 pid, u64 time);
+
+/*
+ * Did MMAP records tell @p's maps since its last exec: maps_new_gen() began
+ * its generation, and no record was lost since (maps_records_lost())?
+ * Then reading /proc adds nothing: what it shows the records told, and
+ * what the process ran before the exec it no longer shows.
+ */
+bool maps_told(const struct proc_maps *p);
+
+/* Records were lost: no generation's maps are known to be complete. */
+void maps_records_lost(struct maps *ms);
 
 /*
  * A mapping the kernel reported at @time (MMAP record): @tmpl's pid, range,

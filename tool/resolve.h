@@ -192,7 +192,8 @@ void res_observe(struct resolver *r, const struct rec_sample *v);
 /*
  * The part of res_observe() that cannot wait while a process lives: the
  * first read of its maps (the mappings it had before its records could tell
- * them), made once per process.  Returns the process's maps.
+ * them), made once per process, and none for a process whose maps MMAP
+ * records told since its exec (maps_told()).  Returns the process's maps.
  */
 struct proc_maps *res_observe_process(struct resolver *r, u32 pid);
 

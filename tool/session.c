@@ -259,6 +259,8 @@ struct drain_ctx {
 	u32 nr_mmap; /* MMAP records applied */
 	struct recqueue held; /* samples decoded after the run (recqueue.h) */
 	u32 held_pid; /* the process of the last sample held (UINT32_MAX: none) */
+	u32 *fresh; /* processes whose first samples this drain held (fresh_settle()) */
+	u32 nr_fresh, alloc_fresh;
 	u8 *bounce; /* the device's: on_record() reads a copy of the ring */
 	struct reread *reread;
 	u32 nr_reread, alloc_reread;
@@ -366,18 +368,53 @@ static void on_mmap(struct drain_ctx *c, const void *rec, u32 size, u32 cpu)
 	c->nr_mmap++;
 }
 
-/* The first sample of a process: what must be read while it lives. */
+/*
+ * The first sample of a process: what must be read while it lives.  Not
+ * for a process whose exec the records told (a child of CMD that exec'd):
+ * its EXEC record gave the name, its MMAP records every mapping since, and
+ * what it ran before the exec /proc no longer shows.
+ */
 static void first_sample(struct drain_ctx *c, u32 pid)
 {
 	struct proc_maps *pm = maps_proc(c->ms, pid, false);
 
 	/* new to us (its MMAP records may have come first) */
-	if (pm && pm->nr_refresh)
+	if (pm && (pm->nr_refresh || (maps_from_records(c) && maps_told(pm))))
 		return;
 	read_comm(c->p, pid);
 	if (!maps_from_records(c))
 		reread_add(c, pid);
 	res_observe_process(c->r, pid);
+}
+
+/*
+ * A process new to us in the samples being held: its first_sample() waits
+ * for the end of the drain, when every ring's records are in.  A child's
+ * first sample after its exec may be drained before its EXEC record, which
+ * lies in another CPU's ring: only then is it known whether /proc need be
+ * read.
+ */
+static void fresh_add(struct drain_ctx *c, u32 pid)
+{
+	const struct proc_maps *pm = maps_proc(c->ms, pid, false);
+	u32 i;
+
+	if (pm && (pm->nr_refresh || maps_told(pm)))
+		return;
+	for (i = 0; i < c->nr_fresh; i++)
+		if (c->fresh[i] == pid)
+			return;
+	VEC_GROW(c->fresh, c->nr_fresh, c->alloc_fresh);
+	c->fresh[c->nr_fresh++] = pid;
+}
+
+static void fresh_settle(struct drain_ctx *c)
+{
+	u32 i;
+
+	for (i = 0; i < c->nr_fresh; i++)
+		first_sample(c, c->fresh[i]);
+	c->nr_fresh = 0;
 }
 
 static int on_record(void *arg, const void *rec, u32 size, u32 cpu)
@@ -421,6 +458,7 @@ static int on_record(void *arg, const void *rec, u32 size, u32 cpu)
 		if (maps_from_records(c))
 			pr_debug("records lost: maps re-read from /proc as without MMAP records");
 		c->mmap_lossy = true;
+		maps_records_lost(c->ms);
 		break;
 	case CYCSAMPLE_REC_EXIT:
 		c->exited = true;
@@ -460,7 +498,7 @@ static int on_record_held(void *arg, const void *rec, u32 size, u32 cpu)
 		/* what is not a valid sample is decoded now: on_record() says why */
 		if (rec_check(rec, size, &sz, &why) != REC_VALID)
 			goto now;
-		first_sample(c, s->pid);
+		fresh_add(c, s->pid);
 		c->held_pid = s->pid;
 	}
 	rq_push(&c->held, rec, size, cpu);
@@ -587,6 +625,33 @@ static u64 cap_freq(u64 freq)
 }
 
 /*
+ * The ring per CPU without -m: perf record's default, what
+ * kernel.perf_event_mlock_kb (516 unless changed) lets every user lock per
+ * CPU, less the header page, in a power of two of pages: 512 KiB with
+ * 4 KiB pages, 256 KiB with 16 or 64 KiB ones.  Twice the module's own
+ * default: half as many wakeups of the reader while the workload runs,
+ * and more room before a ring is full.  0 (the module's default) when the
+ * sysctl cannot be read or leaves less than that.
+ */
+static u32 default_ring_pages(void)
+{
+	u64 page = sysconf(_SC_PAGESIZE), kb, pages = 1;
+	char *buf;
+
+	if (read_file("/proc/sys/kernel/perf_event_mlock_kb", &buf, NULL, 64))
+		return 0;
+	kb = strtoull(buf, NULL, 10);
+	free(buf);
+	if (kb <= page / 1024)
+		return 0;
+	while (pages * 2 * page <= (kb - page / 1024) * 1024)
+		pages *= 2;
+	if (pages * page <= CYCSAMPLE_DEFAULT_RING_BYTES || pages * page > CYCSAMPLE_MAX_RING_BYTES)
+		return 0;
+	return pages;
+}
+
+/*
  * Wake at half the ring, as perf's default watermark does: fewer wakeups
  * than the module's quarter, and still half a ring of room while we drain.
  * The ring's size as the module works it out for @ring_pages.
@@ -613,7 +678,7 @@ static void build_config(const struct record_opts *o, s32 target, struct cycsamp
 	cfg->target = target;
 	cfg->event = o->event;
 	cfg->max_stack = o->max_stack;
-	cfg->ring_pages = o->ring_pages;
+	cfg->ring_pages = o->ring_pages ?: default_ring_pages();
 	if (o->period) {
 		cfg->sample_period = o->period;
 	} else {
@@ -631,7 +696,7 @@ static void build_config(const struct record_opts *o, s32 target, struct cycsamp
 		cfg->flags |= CYCSAMPLE_CFG_REGS_USER;
 	if (o->no_fallback)
 		cfg->flags |= CYCSAMPLE_CFG_NO_FALLBACK;
-	cfg->wakeup_bytes = wakeup_bytes(o->ring_pages);
+	cfg->wakeup_bytes = wakeup_bytes(cfg->ring_pages);
 	if (o->cmd)
 		cfg->flags |= CYCSAMPLE_CFG_ENABLE_ON_EXEC;
 	/* the maps of what runs come from the kernel, not from /proc re-reads */
@@ -707,6 +772,7 @@ static int loop(const struct record_opts *o, struct cs_device *d, struct drain_c
 			return -1;
 		}
 		dev_drain(d, on_record_held, dc, RING_IN_PLACE);
+		fresh_settle(dc);
 		reread = reread_due(dc);
 		if (tty && now_ns() - last_status >= STATUS_INTERVAL_NS) {
 			dev_info(d);
@@ -786,6 +852,19 @@ int session_record(const struct record_opts *o, struct profile *p, struct maps *
 			pr_warn("%s cannot start sampling at exec: %s shows in the profile",
 				o->device, prog_name);
 	}
+	if (ret == -EPERM && !o->ring_pages && cfg.ring_pages) {
+		/*
+		 * perf's default ring may be more than this user may lock
+		 * (other perf buffers, CPUs offline): the module's, which is
+		 * also what the fallback below then takes.
+		 */
+		cfg.ring_pages = 0;
+		cfg.wakeup_bytes = wakeup_bytes(0);
+		ret = dev_configure(&d, &cfg);
+		if (!ret)
+			pr_debug("the default ring exceeds the memory you may lock: %u KiB per CPU",
+				 CYCSAMPLE_DEFAULT_RING_BYTES >> 10);
+	}
 	if ((ret == -EACCES || ret == -EPERM) && (cfg.flags & CYCSAMPLE_CFG_KERNEL_CHAIN)) {
 		/* an unprivileged or locked-down session may still sample user space */
 		cfg.flags &= ~CYCSAMPLE_CFG_KERNEL_CHAIN;
@@ -804,6 +883,11 @@ int session_record(const struct record_opts *o, struct profile *p, struct maps *
 		pr_err("%s: mmap: %s", o->device, ret == -EPROTO ? why : strerror(-ret));
 		goto out_close;
 	}
+	if (d.nr_rings)
+		/* wakeup_bytes 0: the module's quarter */
+		pr_debug("%s: %u rings of %llu KiB, woken at %llu KiB", o->device, d.nr_rings,
+			 (unsigned long long)d.rings[0].size >> 10,
+			 (unsigned long long)(cfg.wakeup_bytes ?: d.rings[0].size / 4) >> 10);
 	/* the samples' queue is mapped before they come (recqueue.h) */
 	if (cfg.flags & CYCSAMPLE_CFG_MMAP)
 		rq_prepare(&dc.held);
@@ -860,6 +944,7 @@ int session_record(const struct record_opts *o, struct profile *p, struct maps *
 			(unsigned long long)d.corrupt);
 	dev_close(&d);
 	rq_free(&dc.held);
+	free(dc.fresh);
 	free(dc.reread);
 	if (c.pid) {
 		if (!c.reaped && (stop_signal || o->duration > 0))
@@ -885,6 +970,7 @@ out_close:
 	sigprocmask(SIG_SETMASK, &old_mask, NULL);
 	dev_close(&d);
 	rq_free(&dc.held);
+	free(dc.fresh);
 	free(dc.reread);
 out_child:
 	maps_parse_pending(ms);

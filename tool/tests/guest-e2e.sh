@@ -15,7 +15,8 @@
 # pmu, capture files keep them); then go tool pprof reads the guest's
 # --pprof file as the guest's cycread reported it (tests/check-pprof.py).
 # A second boot, under -icount and with the same PMUs, holds the demo's
-# shares to its model (tests/guest/shares-guest.sh).
+# shares to its model (tests/guest/shares-guest.sh) and counts the reads of
+# /proc that children of CMD cost (tests/guest/told-guest.sh).
 # Default kernel: arm64-6.1.  Exit status: the guest's, or 1 when a host
 # check failed.
 #
@@ -53,7 +54,8 @@ stage=$top/build/$arch/e2e
 rm -rf "$stage"
 make -s -C "$top/demo" OUT="$stage" ARCH=$arch
 cp "$top/tool/tests/guest/e2e-guest.sh" "$top/tool/tests/guest/shares-guest.sh" \
-	"$top/tool/tests/guest/tap.sh" "$top/tool/tests/guest/folded.sh" "$stage/"
+	"$top/tool/tests/guest/told-guest.sh" "$top/tool/tests/guest/tap.sh" \
+	"$top/tool/tests/guest/folded.sh" "$stage/"
 triplet=$([ $arch = arm64 ] && echo aarch64-linux-gnu || echo x86_64-linux-gnu)
 ${cross}gcc -O2 -g -Wall -Wextra -Werror -o "$stage/lzmawork" "$top/tool/tests/guest/lzmawork.c" \
 	-llzma
@@ -72,13 +74,16 @@ mkdir -p "$out"
 } | tee "$out/guest.log"
 rc=$(cat "$out/rc")
 
-# The demo's shares against its model, in a boot of its own under -icount
-# (tests/guest/shares-guest.sh says why), with the same PMUs.
+# What needs a clock that counts instructions, in a boot of its own under
+# -icount with the same PMUs: the demo's shares against its model, the
+# reads of /proc for children (each script's header says why).
 {
 	src=0
-	# shellcheck disable=SC2086 # pmus holds an option and its value
+	# shellcheck disable=SC2086,SC2016 # pmus: an option and its value; $st is the guest's
 	"$top/scripts/cycsample-vm" --kernel "$kernel" --no-build --icount --add "$stage" $pmus \
-		--timeout 900 -- sh /mnt/add/shares-guest.sh || src=$?
+		--timeout 900 -- sh -c \
+		'st=0; sh /mnt/add/shares-guest.sh || st=1; sh /mnt/add/told-guest.sh || st=1; exit $st' ||
+		src=$?
 	echo $src >"$out/shares-rc"
 } | tee "$out/shares.log"
 [ "$rc" -ne 0 ] || rc=$(cat "$out/shares-rc")

@@ -1091,6 +1091,44 @@ static void test_maps_mapped(void)
 }
 
 /*
+ * A process whose exec the records told (EXEC, then MMAP records) reads
+ * nothing from /proc; one that exec'd again, told by a read, does; after
+ * a LOST record no generation counts as told.
+ */
+static void test_maps_told(void)
+{
+	char *root = fx_path("tproc");
+	struct resolver r;
+	struct maps ms;
+
+	ok(!fx_sh("rm -rf tproc && mkdir -p tproc/410 tproc/411 && "
+		  "echo '00400000-00401000 r-xp 00000000 00:00 0 [anon:x]' > tproc/410/maps && "
+		  "cp tproc/410/maps tproc/411/maps"),
+	   "a /proc with two processes");
+	maps_init(&ms, true);
+	ms.proc_root = root;
+	res_init(&r, &ms, true);
+	maps_new_gen(&ms, 410, 100);
+	ok(maps_told(maps_proc(&ms, 410, false)), "an EXEC record begins a told generation");
+	res_observe_process(&r, 410);
+	is_u64(ms.nr_maps_reads, 0, "its process reads no maps");
+	maps_new_gen(&ms, 410, 90);
+	ok(maps_told(maps_proc(&ms, 410, false)),
+	   "an EXEC drained late (another ring) leaves the later generation told");
+	maps_exec(&ms, 410, 120);
+	is_u64(ms.nr_maps_reads, 1, "an exec told by a read of /proc reads them");
+	ok(!maps_told(maps_proc(&ms, 410, false)), "... and is not told by records");
+	maps_new_gen(&ms, 411, 200);
+	maps_records_lost(&ms);
+	ok(!maps_told(maps_proc(&ms, 411, false)), "after a LOST record nothing is told");
+	res_observe_process(&r, 411);
+	is_u64(ms.nr_maps_reads, 2, "... and the maps are read");
+	res_free(&r);
+	maps_free(&ms);
+	free(root);
+}
+
+/*
  * A file opened while recording and rewritten in place before the run
  * ends (same inode, other size) is not parsed as if it were what the
  * process mapped; an untouched one is.
@@ -1431,6 +1469,7 @@ int main(void)
 	test_vdso_once();
 	test_maps_unchanged();
 	test_maps_mapped();
+	test_maps_told();
 	test_pending_rewritten();
 	test_kmod_unchecked();
 	test_kmod_same_hash();

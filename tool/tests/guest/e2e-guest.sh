@@ -247,6 +247,16 @@ else
 	[ "${held:-x}" = 0 ]
 fi
 check $? "samples held until the run ends: ${held:-?} of ${total:-?} (${mrec:-?} MMAP records), children resolve"
+# the default ring is perf record's: perf_event_mlock_kb less a page, in a
+# power of two of pages; 256 KiB where that is not more (tool/session.c)
+kpage=$(awk '/^KernelPageSize:/ { print $2; exit }' /proc/self/smaps)
+mlock=$(cat /proc/sys/kernel/perf_event_mlock_kb)
+want=$(awk -v kb="$mlock" -v pg="${kpage:-4}" 'BEGIN { p = 1
+	while (p * 2 * pg <= kb - pg) p *= 2; print (p * pg > 256 ? p * pg : 256) }')
+ring=$(sed -n 's/.* rings of \([0-9]*\) KiB, woken at \([0-9]*\) KiB$/\1 \2/p' $T/held.err)
+[ "$ring" = "$want $((want / 2))" ]
+check $? "default ring: ${ring:-?} KiB and its wakeup (want $want, ${kpage:-?} KiB pages, \
+perf_event_mlock_kb $mlock)"
 # the session lives while a child of CMD runs, also after CMD has exited
 $C --folded -- sh -c "$D/demo 60 &" >$T/bg.folded 2>/dev/null
 [ "$(chain_count $T/bg.folded 'main;do_round;hot_loop')" -gt 20 ]

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # tap.sh - numbered TAP for the guest scripts (tests/guest/e2e-guest.sh,
-# tests/guest/shares-guest.sh), sourced.  POSIX sh.
+# tests/guest/shares-guest.sh, tests/guest/told-guest.sh), sourced.  POSIX sh.
 
 n=0
 failed=0
