@@ -627,7 +627,7 @@ void maps_new_gen(struct maps *ms, u32 pid, u64 time)
 
 	/* an EXEC drained after a later one (another ring) tells nothing of now */
 	if (p->cur_gen == time)
-		p->told_gen = time;
+		p->exec_gen = time;
 }
 
 bool maps_told(const struct proc_maps *p)
@@ -639,8 +639,10 @@ void maps_records_lost(struct maps *ms)
 {
 	u32 i;
 
-	for (i = 0; i < ms->nr_procs; i++)
+	for (i = 0; i < ms->nr_procs; i++) {
+		ms->procs[i]->exec_gen = 0;
 		ms->procs[i]->told_gen = 0;
+	}
 }
 
 int maps_exec(struct maps *ms, u32 pid, u64 time)
@@ -667,6 +669,8 @@ void maps_mapped(struct maps *ms, const struct map *tmpl, size_t path_len, u64 t
 	 * drained after a later exec's (another ring): then its own time.
 	 */
 	m.gen_time = time >= p->cur_gen ? p->cur_gen : time;
+	if (p->exec_gen && p->exec_gen == p->cur_gen && m.gen_time == p->exec_gen)
+		p->told_gen = p->exec_gen;
 	if (!known_in_gen(ms, p, &m))
 		attach_dso(ms, maps_add(ms, &m));
 	free(m.path);

@@ -82,7 +82,8 @@ struct proc_maps {
 	u32 version; /* bumped whenever a mapping is added */
 	bool timed; /* has mappings of a generation after time 0 (an EXEC) */
 	u64 cur_gen;
-	u64 told_gen; /* cur_gen, when begun by an EXEC while MMAP records tell every mapping */
+	u64 exec_gen; /* cur_gen, when begun by an EXEC record while MMAP records tell maps */
+	u64 told_gen; /* ... and an MMAP record of it came: a real exec (maps_told()) */
 	u64 last_refresh; /* now_ns() */
 	u32 nr_refresh;
 	bool read_failed;
@@ -141,7 +142,10 @@ void maps_new_gen(struct maps *ms, u32 pid, u64 time);
 
 /*
  * Did MMAP records tell @p's maps since its last exec: maps_new_gen() began
- * its generation, and no record was lost since (maps_records_lost())?
+ * its generation, an MMAP record of that generation came (the module also
+ * repeats an EXEC record for a process whose exec id it could not keep, so
+ * only a new program's mappings prove an exec), and no record was lost
+ * since (maps_records_lost())?
  * Then reading /proc adds nothing: what it shows the records told, and
  * what the process ran before the exec it no longer shows.
  */

@@ -626,25 +626,28 @@ static u64 cap_freq(u64 freq)
 
 /*
  * The ring per CPU without -m: perf record's default, what
- * kernel.perf_event_mlock_kb (516 unless changed) lets every user lock per
- * CPU, less the header page, in a power of two of pages: 512 KiB with
- * 4 KiB pages, 256 KiB with 16 or 64 KiB ones.  Twice the module's own
- * default: half as many wakeups of the reader while the workload runs,
- * and more room before a ring is full.  0 (the module's default) when the
- * sysctl cannot be read or leaves less than that.
+ * kernel.perf_event_mlock_kb (512 KiB plus one page unless changed) lets
+ * every user lock per CPU, less the header page, in a power of two of
+ * pages: 512 KiB at the kernel's default for every page size.  Twice the
+ * module's own default: half as many wakeups of the reader while the
+ * workload runs, and more room before a ring is full.  0 (the module's
+ * default) when the sysctl cannot be read or gives no more than that; at
+ * most CYCSAMPLE_MAX_RING_BYTES.
  */
 static u32 default_ring_pages(void)
 {
-	u64 page = sysconf(_SC_PAGESIZE), kb, pages = 1;
+	u64 page = sysconf(_SC_PAGESIZE), pages = 1;
+	long long kb;
 	char *buf;
 
 	if (read_file("/proc/sys/kernel/perf_event_mlock_kb", &buf, NULL, 64))
 		return 0;
-	kb = strtoull(buf, NULL, 10);
+	kb = strtoll(buf, NULL, 10);
 	free(buf);
-	if (kb <= page / 1024)
+	if (kb <= (long long)(page / 1024))
 		return 0;
-	while (pages * 2 * page <= (kb - page / 1024) * 1024)
+	while (pages * 2 * page <= ((u64)kb - page / 1024) * 1024 &&
+	       pages * 2 * page <= CYCSAMPLE_MAX_RING_BYTES)
 		pages *= 2;
 	if (pages * page <= CYCSAMPLE_DEFAULT_RING_BYTES || pages * page > CYCSAMPLE_MAX_RING_BYTES)
 		return 0;
@@ -855,15 +858,21 @@ int session_record(const struct record_opts *o, struct profile *p, struct maps *
 	if (ret == -EPERM && !o->ring_pages && cfg.ring_pages) {
 		/*
 		 * perf's default ring may be more than this user may lock
-		 * (other perf buffers, CPUs offline): the module's, which is
-		 * also what the fallback below then takes.
+		 * (other perf buffers, CPUs offline): the module's.  Still
+		 * refused, the cause was another (lockdown): perf's again.
 		 */
+		u32 pages = cfg.ring_pages, wake = cfg.wakeup_bytes;
+
 		cfg.ring_pages = 0;
 		cfg.wakeup_bytes = wakeup_bytes(0);
 		ret = dev_configure(&d, &cfg);
-		if (!ret)
+		if (!ret) {
 			pr_debug("the default ring exceeds the memory you may lock: %u KiB per CPU",
 				 CYCSAMPLE_DEFAULT_RING_BYTES >> 10);
+		} else {
+			cfg.ring_pages = pages;
+			cfg.wakeup_bytes = wake;
+		}
 	}
 	if ((ret == -EACCES || ret == -EPERM) && (cfg.flags & CYCSAMPLE_CFG_KERNEL_CHAIN)) {
 		/* an unprivileged or locked-down session may still sample user space */

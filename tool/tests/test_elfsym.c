@@ -1092,12 +1092,15 @@ static void test_maps_mapped(void)
 
 /*
  * A process whose exec the records told (EXEC, then MMAP records) reads
- * nothing from /proc; one that exec'd again, told by a read, does; after
- * a LOST record no generation counts as told.
+ * nothing from /proc; an EXEC record alone (the module repeats one for a
+ * process whose exec id it could not keep) tells nothing; one that exec'd
+ * again, told by a read, reads; after a LOST record nothing is told.
  */
 static void test_maps_told(void)
 {
 	char *root = fx_path("tproc");
+	struct map tmpl = { .pid = 410, .prot = MAP_R | MAP_X, .start = 0x7f0000000000,
+			    .end = 0x7f0000001000, .path = (char *)"" };
 	struct resolver r;
 	struct maps ms;
 
@@ -1109,7 +1112,9 @@ static void test_maps_told(void)
 	ms.proc_root = root;
 	res_init(&r, &ms, true);
 	maps_new_gen(&ms, 410, 100);
-	ok(maps_told(maps_proc(&ms, 410, false)), "an EXEC record begins a told generation");
+	ok(!maps_told(maps_proc(&ms, 410, false)), "an EXEC record alone tells nothing");
+	maps_mapped(&ms, &tmpl, 0, 101);
+	ok(maps_told(maps_proc(&ms, 410, false)), "... with an MMAP record after it, it does");
 	res_observe_process(&r, 410);
 	is_u64(ms.nr_maps_reads, 0, "its process reads no maps");
 	maps_new_gen(&ms, 410, 90);
@@ -1119,6 +1124,9 @@ static void test_maps_told(void)
 	is_u64(ms.nr_maps_reads, 1, "an exec told by a read of /proc reads them");
 	ok(!maps_told(maps_proc(&ms, 410, false)), "... and is not told by records");
 	maps_new_gen(&ms, 411, 200);
+	tmpl.pid = 411;
+	maps_mapped(&ms, &tmpl, 0, 201);
+	ok(maps_told(maps_proc(&ms, 411, false)), "another process, told");
 	maps_records_lost(&ms);
 	ok(!maps_told(maps_proc(&ms, 411, false)), "after a LOST record nothing is told");
 	res_observe_process(&r, 411);

@@ -252,7 +252,8 @@ check $? "samples held until the run ends: ${held:-?} of ${total:-?} (${mrec:-?}
 kpage=$(awk '/^KernelPageSize:/ { print $2; exit }' /proc/self/smaps)
 mlock=$(cat /proc/sys/kernel/perf_event_mlock_kb)
 want=$(awk -v kb="$mlock" -v pg="${kpage:-4}" 'BEGIN { p = 1
-	while (p * 2 * pg <= kb - pg) p *= 2; print (p * pg > 256 ? p * pg : 256) }')
+	while (p * 2 * pg <= kb - pg && p * 2 * pg <= 16384) p *= 2
+	print (p * pg > 256 ? p * pg : 256) }')
 ring=$(sed -n 's/.* rings of \([0-9]*\) KiB, woken at \([0-9]*\) KiB$/\1 \2/p' $T/held.err)
 [ "$ring" = "$want $((want / 2))" ]
 check $? "default ring: ${ring:-?} KiB and its wakeup (want $want, ${kpage:-?} KiB pages, \
