@@ -1099,8 +1099,11 @@ static void test_maps_mapped(void)
 static void test_maps_told(void)
 {
 	char *root = fx_path("tproc");
-	struct map tmpl = { .pid = 410, .prot = MAP_R | MAP_X, .start = 0x7f0000000000,
-			    .end = 0x7f0000001000, .path = (char *)"" };
+	struct map tmpl = { .pid = 410,
+			    .prot = MAP_R | MAP_X,
+			    .start = 0x7f0000000000,
+			    .end = 0x7f0000001000,
+			    .path = (char *)"" };
 	struct resolver r;
 	struct maps ms;
 
