@@ -635,6 +635,11 @@ bool maps_told(const struct proc_maps *p)
 	return p->told_gen && p->told_gen == p->cur_gen;
 }
 
+bool maps_need_read(const struct proc_maps *p)
+{
+	return !p->nr_refresh && !maps_told(p);
+}
+
 void maps_records_lost(struct maps *ms)
 {
 	u32 i;

@@ -151,6 +151,12 @@ void maps_new_gen(struct maps *ms, u32 pid, u64 time);
  */
 bool maps_told(const struct proc_maps *p);
 
+/*
+ * Has /proc anything to tell of @p's maps: never read, and not told by
+ * records since its exec?  The rule of a process's first read.
+ */
+bool maps_need_read(const struct proc_maps *p);
+
 /* Records were lost: no generation's maps are known to be complete. */
 void maps_records_lost(struct maps *ms);
 

@@ -518,7 +518,7 @@ struct proc_maps *res_observe_process(struct resolver *r, u32 pid)
 {
 	struct proc_maps *p = maps_proc(r->maps, pid, true);
 
-	if (!p->nr_refresh && !maps_told(p))
+	if (maps_need_read(p))
 		maps_read(r->maps, pid, p->cur_gen, NULL);
 	return p;
 }

@@ -378,8 +378,8 @@ static void first_sample(struct drain_ctx *c, u32 pid)
 {
 	struct proc_maps *pm = maps_proc(c->ms, pid, false);
 
-	/* new to us (its MMAP records may have come first) */
-	if (pm && (pm->nr_refresh || (maps_from_records(c) && maps_told(pm))))
+	/* new to us (its MMAP records may have come first); told only while records are whole */
+	if (pm && !maps_need_read(pm))
 		return;
 	read_comm(c->p, pid);
 	if (!maps_from_records(c))
@@ -399,7 +399,7 @@ static void fresh_add(struct drain_ctx *c, u32 pid)
 	const struct proc_maps *pm = maps_proc(c->ms, pid, false);
 	u32 i;
 
-	if (pm && (pm->nr_refresh || maps_told(pm)))
+	if (pm && !maps_need_read(pm))
 		return;
 	for (i = 0; i < c->nr_fresh; i++)
 		if (c->fresh[i] == pid)
@@ -649,9 +649,7 @@ static u32 default_ring_pages(void)
 	while (pages * 2 * page <= ((u64)kb - page / 1024) * 1024 &&
 	       pages * 2 * page <= CYCSAMPLE_MAX_RING_BYTES)
 		pages *= 2;
-	if (pages * page <= CYCSAMPLE_DEFAULT_RING_BYTES || pages * page > CYCSAMPLE_MAX_RING_BYTES)
-		return 0;
-	return pages;
+	return pages * page > CYCSAMPLE_DEFAULT_RING_BYTES ? pages : 0;
 }
 
 /*
