@@ -234,6 +234,16 @@ long dev_drain(struct cs_device *d, ring_record_fn fn, void *ctx, unsigned int f
 	return total;
 }
 
+u64 dev_lost(const struct cs_device *d)
+{
+	u64 lost = 0;
+	u32 i;
+
+	for (i = 0; i < d->nr_rings; i++)
+		lost += __atomic_load_n(&d->rings[i].hdr->lost, __ATOMIC_RELAXED);
+	return lost;
+}
+
 void dev_close(struct cs_device *d)
 {
 	if (d->base)

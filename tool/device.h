@@ -77,6 +77,12 @@ int dev_stop(struct cs_device *d);
  */
 int dev_poll(struct cs_device *d, int timeout_ms, const sigset_t *mask);
 long dev_drain(struct cs_device *d, ring_record_fn fn, void *ctx, unsigned int flags);
+/*
+ * Samples every ring has dropped so far (the headers' lost counts).  The
+ * module counts a drop at once but writes its LOST record only before the
+ * ring's next record, so this may be ahead of the LOST records drained.
+ */
+u64 dev_lost(const struct cs_device *d);
 void dev_close(struct cs_device *d);
 
 /*
