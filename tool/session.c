@@ -261,6 +261,7 @@ struct drain_ctx {
 	u32 held_pid; /* the process of the last sample held (UINT32_MAX: none) */
 	u32 *fresh; /* processes whose first samples this drain held (fresh_settle()) */
 	u32 nr_fresh, alloc_fresh;
+	u64 ring_lost; /* the rings' lost counts at the last drain (rings_lost()) */
 	u8 *bounce; /* the device's: on_record() reads a copy of the ring */
 	struct reread *reread;
 	u32 nr_reread, alloc_reread;
@@ -471,6 +472,28 @@ static int on_record(void *arg, const void *rec, u32 size, u32 cpu)
 static void decode_held(struct drain_ctx *c)
 {
 	rq_replay(&c->held, on_record, c);
+}
+
+/*
+ * After a drain, before fresh_settle(): a ring that dropped samples since
+ * the last drain may have dropped MMAP records too, of a process whose EXEC
+ * and first MMAP were just drained, and its LOST record comes only with the
+ * ring's next record.  Take the count as that record: what is held is
+ * decoded, and no process counts as told by records from now on.
+ */
+static void rings_lost(struct drain_ctx *c, const struct cs_device *d)
+{
+	u64 lost = dev_lost(d);
+
+	if (lost == c->ring_lost)
+		return;
+	c->ring_lost = lost;
+	if (!maps_from_records(c))
+		return;
+	pr_debug("rings dropped samples: maps re-read from /proc as without MMAP records");
+	decode_held(c);
+	c->mmap_lossy = true;
+	maps_records_lost(c->ms);
 }
 
 /*
@@ -759,6 +782,25 @@ static int poll_timeout(const struct record_opts *o, const struct cs_device *d, 
 	return MIN((until - now + 999999) / 1000000, (u64)INT_MAX);
 }
 
+/*
+ * START fails with EAGAIN, attaching nothing, when the target's threads
+ * clone and exit faster than its scans of the thread list can follow: a
+ * relay of short-lived threads on a slow machine.  It may well succeed
+ * the next time.
+ */
+static int start_retrying(struct cs_device *d)
+{
+	int ret, i;
+
+	for (i = 0; i < 10; i++) {
+		ret = dev_start(d);
+		if (ret != -EAGAIN)
+			break;
+		pr_debug("start: EAGAIN (threads clone and exit faster than they are attached)");
+	}
+	return ret;
+}
+
 static int loop(const struct record_opts *o, struct cs_device *d, struct drain_ctx *dc, s32 target,
 		struct child *c, const sigset_t *wait_mask)
 {
@@ -773,6 +815,7 @@ static int loop(const struct record_opts *o, struct cs_device *d, struct drain_c
 			return -1;
 		}
 		dev_drain(d, on_record_held, dc, RING_IN_PLACE);
+		rings_lost(dc, d);
 		fresh_settle(dc);
 		reread = reread_due(dc);
 		if (tty && now_ns() - last_status >= STATUS_INTERVAL_NS) {
@@ -907,9 +950,13 @@ int session_record(const struct record_opts *o, struct profile *p, struct maps *
 	sigaction(SIGTERM, &sa, NULL);
 	/* blocked but inside ppoll(): a signal cannot slip in before the sleep */
 	sigprocmask(SIG_BLOCK, &stop_set, NULL);
-	ret = dev_start(&d);
+	ret = start_retrying(&d);
 	if (ret) {
-		if (ret == -ESRCH)
+		if (ret == -EAGAIN)
+			pr_err("%s %d: its threads clone and exit faster than START can attach "
+			       "counters to them; try again",
+			       target_word(o->target_type), target);
+		else if (ret == -ESRCH)
 			pr_err("%s %d: no such process", target_word(o->target_type), target);
 		else if (o->no_fallback && o->event == CYCSAMPLE_EVENT_CYCLES)
 			pr_err("%s: start: the PMU cannot sample cycles (%s), and --no-fallback "

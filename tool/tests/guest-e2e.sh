@@ -22,7 +22,9 @@
 #
 # Options: --pmus N and --add DIR go to scripts/cycsample-vm; --then CMD runs
 # in the guest after the checks (scripts/check runs sampling suites there),
-# and the checks' status stays the guest's.
+# and the checks' status stays the guest's; --no-build boots the module
+# already built (scripts/check built it).  What is staged and kept lies in
+# build/KERNEL-ID/, so that two kernels can be tested at once.
 
 set -eu
 kernel=${1:-arm64-6.1}
@@ -35,6 +37,7 @@ while [ $# -gt 0 ]; do
 	--pmus) vm_args="$vm_args --pmus $2"; pmus="--pmus $2"; shift 2 ;;
 	--add) vm_args="$vm_args --add $2"; shift 2 ;;
 	--then) then=$2; shift 2 ;;
+	--no-build) vm_args="$vm_args --no-build"; shift ;;
 	*) echo "guest-e2e.sh: unknown option '$1'" >&2; exit 2 ;;
 	esac
 done
@@ -50,7 +53,7 @@ x86_64-*)
 	;;
 esac
 make -s -C "$top/tool" OUT="$top/build/$arch/tool" ARCH=$arch CROSS_COMPILE=$cross -j2
-stage=$top/build/$arch/e2e
+stage=$top/build/$kernel/e2e-stage
 rm -rf "$stage"
 make -s -C "$top/demo" OUT="$stage" ARCH=$arch
 cp "$top/tool/tests/guest/e2e-guest.sh" "$top/tool/tests/guest/shares-guest.sh" \
@@ -61,7 +64,7 @@ ${cross}gcc -O2 -g -Wall -Wextra -Werror -o "$stage/lzmawork" "$top/tool/tests/g
 	-llzma
 readelf --debug-dump=frames "$(realpath "/usr/lib/$triplet/liblzma.so.5")" |
 	sed -n 's/.* FDE .*pc=0*\([0-9a-f]*\)\.\..*/\1/p' >"$stage/lzma-fdes.txt"
-out=$top/build/$arch/e2e-out
+out=$top/build/$kernel/e2e-out
 rm -rf "$out"
 mkdir -p "$out"
 {
