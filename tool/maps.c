@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "maps.h"
@@ -471,6 +472,33 @@ static void set_dso(struct map *m, struct dso *d, const char *why)
 	}
 }
 
+/*
+ * A mapping of a file that already waits to be parsed, by the device, inode
+ * and path of its maps line: not opened again.  The pending descriptor keeps
+ * that inode alive, so its number names no other file of the device
+ * meanwhile, and pending_still_same() checks it as for the first mapping.
+ * A child of CMD sampled before its exec maps every file its parent did: its
+ * first read cost an open of each through /proc/PID/map_files.
+ */
+static bool pending_shared(struct maps *ms, struct map *m)
+{
+	u64 dev = makedev(m->dev_major, m->dev_minor);
+	const struct maps_pending *e;
+	u32 i;
+
+	if (!ms->defer_parse || !m->ino)
+		return false;
+	for (i = 0; i < ms->nr_pending; i++) {
+		e = &ms->pending[i];
+		if (e->ino == m->ino && e->dev == dev && !strcmp(e->path, m->path)) {
+			m->pending = i + 1;
+			ms->nr_pending_shared++;
+			return true;
+		}
+	}
+	return false;
+}
+
 static void attach_dso(struct maps *ms, struct map *m)
 {
 	struct dso *d = NULL;
@@ -479,7 +507,7 @@ static void attach_dso(struct maps *ms, struct map *m)
 
 	if (m->kind == MAP_VDSO && ms->live) {
 		d = vdso_dso(ms, m, &why);
-	} else if (m->kind == MAP_FILE) {
+	} else if (m->kind == MAP_FILE && !pending_shared(ms, m)) {
 		fd = open_mapped_file(ms, m);
 		if (fd < 0)
 			why = err_str(-fd);

@@ -119,6 +119,7 @@ struct maps {
 	u32 nr_maps_reads; /* /proc/PID/maps read */
 	u32 nr_maps_same; /* ... and found as it was at the last read */
 	u32 nr_vdso_reads; /* [vdso] images read */
+	u32 nr_pending_shared; /* mappings of a pending file, not opened again */
 };
 
 void maps_init(struct maps *ms, bool live);

@@ -418,6 +418,28 @@ static void fresh_settle(struct drain_ctx *c)
 	c->nr_fresh = 0;
 }
 
+/*
+ * Records were lost: no process counts as told by them from now on.  One
+ * told until now is read at the end of this drain (fresh_settle()), while
+ * it may still live: its first sample passed without a read, and it may
+ * have no sample left to cause one.
+ */
+static void records_lost(struct drain_ctx *c)
+{
+	struct proc_maps *pm;
+	u32 i;
+
+	for (i = 0; i < c->ms->nr_procs; i++) {
+		pm = c->ms->procs[i];
+		if (!maps_told(pm))
+			continue;
+		VEC_GROW(c->fresh, c->nr_fresh, c->alloc_fresh);
+		c->fresh[c->nr_fresh++] = pm->pid;
+	}
+	c->mmap_lossy = true;
+	maps_records_lost(c->ms);
+}
+
 static int on_record(void *arg, const void *rec, u32 size, u32 cpu)
 {
 	struct drain_ctx *c = arg;
@@ -458,8 +480,7 @@ static int on_record(void *arg, const void *rec, u32 size, u32 cpu)
 	case CYCSAMPLE_REC_LOST:
 		if (maps_from_records(c))
 			pr_debug("records lost: maps re-read from /proc as without MMAP records");
-		c->mmap_lossy = true;
-		maps_records_lost(c->ms);
+		records_lost(c);
 		break;
 	case CYCSAMPLE_REC_EXIT:
 		c->exited = true;
@@ -492,8 +513,7 @@ static void rings_lost(struct drain_ctx *c, const struct cs_device *d)
 		return;
 	pr_debug("rings dropped samples: maps re-read from /proc as without MMAP records");
 	decode_held(c);
-	c->mmap_lossy = true;
-	maps_records_lost(c->ms);
+	records_lost(c);
 }
 
 /*
@@ -984,12 +1004,13 @@ int session_record(const struct record_opts *o, struct profile *p, struct maps *
 		pr_warn("%s: stop: %s", o->device, strerror(-ret));
 	decode_held(&dc);
 	dev_drain(&d, on_record, &dc, 0);
+	fresh_settle(&dc); /* the processes a LOST record left untold */
 	pr_debug("while recording: %u reads of /proc/PID/maps (%u as they were), %u of [vdso], "
-		 "%u files to parse, %u MMAP records%s; %llu samples decoded after the run "
-		 "(%u times)",
-		 ms->nr_maps_reads, ms->nr_maps_same, ms->nr_vdso_reads, ms->nr_pending, dc.nr_mmap,
-		 dc.mmap_lossy ? " (some lost)" : "", (unsigned long long)dc.held.nr_total,
-		 dc.held.nr_replays);
+		 "%u files to parse (%u more mappings of them), %u MMAP records%s; %llu samples "
+		 "decoded after the run (%u times)",
+		 ms->nr_maps_reads, ms->nr_maps_same, ms->nr_vdso_reads, ms->nr_pending,
+		 ms->nr_pending_shared, dc.nr_mmap, dc.mmap_lossy ? " (some lost)" : "",
+		 (unsigned long long)dc.held.nr_total, dc.held.nr_replays);
 	maps_parse_pending(ms);
 	if (!dev_info(&d))
 		copy_info(&p->meta, &d.info);

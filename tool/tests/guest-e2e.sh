@@ -22,8 +22,8 @@
 #
 # Options: --pmus N and --add DIR go to scripts/cycsample-vm; --then CMD runs
 # in the guest after the checks (scripts/check runs sampling suites there),
-# and the checks' status stays the guest's; --no-build boots the module
-# already built (scripts/check built it).  What is staged and kept lies in
+# and the checks' status stays the guest's; --no-build boots the module and
+# cycread already built (scripts/check built them).  What is staged and kept lies in
 # build/KERNEL-ID/, so that two kernels can be tested at once.
 
 set -eu
@@ -52,7 +52,11 @@ x86_64-*)
 	cross=aarch64-linux-gnu-
 	;;
 esac
-make -s -C "$top/tool" OUT="$top/build/$arch/tool" ARCH=$arch CROSS_COMPILE=$cross -j2
+# --no-build: built already, and another job may be reading the build
+case " $vm_args " in
+*" --no-build "*) ;;
+*) make -s -C "$top/tool" OUT="$top/build/$arch/tool" ARCH=$arch CROSS_COMPILE=$cross -j2 ;;
+esac
 stage=$top/build/$kernel/e2e-stage
 rm -rf "$stage"
 make -s -C "$top/demo" OUT="$stage" ARCH=$arch

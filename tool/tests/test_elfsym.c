@@ -14,6 +14,8 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/auxv.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 
 #include "fixtures.h"
@@ -1175,6 +1177,55 @@ static void test_pending_rewritten(void)
 }
 
 /*
+ * Two processes mapping one file, as a child at its fork maps its parent's
+ * (same device, inode and path in both maps): the file is opened and parsed
+ * once, and both mappings get its dso.  Another inode at the same path is a
+ * file of its own.
+ */
+static void test_pending_shared(void)
+{
+	char *root = fx_path("sproc"), *lib = fx_path("sproc/lib1.so");
+	const char *line = "7f0000000000-7f0000001000 r-xp 00000000 %02x:%02x %llu /lib1.so";
+	char same[128], other[128];
+	struct map *m, *k, *o;
+	struct maps ms;
+	struct stat st;
+
+	ok(!fx_sh("rm -rf sproc && mkdir -p sproc/320/map_files sproc/321/map_files "
+		  "sproc/322/map_files && cp libfx.so sproc/lib1.so && "
+		  "for p in 320 321 322; do "
+		  "ln -s $PWD/sproc/lib1.so sproc/$p/map_files/7f0000000000-7f0000001000; done"),
+	   "a /proc with three processes mapping one library");
+	ok(!stat(lib, &st), "its device and inode");
+	snprintf(same, sizeof(same), line, major(st.st_dev), minor(st.st_dev),
+		 (unsigned long long)st.st_ino);
+	snprintf(other, sizeof(other), line, major(st.st_dev), minor(st.st_dev),
+		 (unsigned long long)st.st_ino + 1);
+	ok(!fx_sh("printf '%%s\\n' '%s' > sproc/320/maps && cp sproc/320/maps sproc/321/maps && "
+		  "printf '%%s\\n' '%s' > sproc/322/maps",
+		  same, other),
+	   "two with its inode in their maps, one with another");
+	maps_init(&ms, true);
+	ms.proc_root = root;
+	ms.defer_parse = true;
+	maps_read(&ms, 320, 0, NULL);
+	maps_read(&ms, 321, 0, NULL);
+	is_u64(ms.nr_pending, 1, "one file waits to be parsed");
+	is_u64(ms.nr_pending_shared, 1, "the second process's mapping of it is not opened again");
+	maps_read(&ms, 322, 0, NULL);
+	is_u64(ms.nr_pending_shared, 1, "the same path with another inode in its maps is opened");
+	maps_parse_pending(&ms);
+	m = maps_find(&ms, 320, 0, 0x7f0000000000);
+	k = maps_find(&ms, 321, 0, 0x7f0000000000);
+	o = maps_find(&ms, 322, 0, 0x7f0000000000);
+	ok(m && m->dso && k && k->dso == m->dso, "both mappings get its dso");
+	ok(o && o->dso, "the other inode's mapping gets one too");
+	maps_free(&ms);
+	free(lib);
+	free(root);
+}
+
+/*
  * Kernel modules' build-ids: a .ko found while recording whose loaded
  * module's build-id sysfs does not show (not root, or no such module) is
  * used, but a capture must not store its build-id as the build that ran.
@@ -1481,6 +1532,7 @@ int main(void)
 	test_maps_unchanged();
 	test_maps_mapped();
 	test_maps_told();
+	test_pending_shared();
 	test_pending_rewritten();
 	test_kmod_unchecked();
 	test_kmod_same_hash();
