@@ -420,22 +420,12 @@ static void fresh_settle(struct drain_ctx *c)
 
 /*
  * Records were lost: no process counts as told by them from now on.  One
- * told until now is read at the end of this drain (fresh_settle()), while
- * it may still live: its first sample passed without a read, and it may
- * have no sample left to cause one.
+ * told until now is read at its next sample (first_sample(), res_observe());
+ * reading every process told so far here would read the dead too, and a
+ * pid reused since would give another program's maps.
  */
 static void records_lost(struct drain_ctx *c)
 {
-	struct proc_maps *pm;
-	u32 i;
-
-	for (i = 0; i < c->ms->nr_procs; i++) {
-		pm = c->ms->procs[i];
-		if (!maps_told(pm))
-			continue;
-		VEC_GROW(c->fresh, c->nr_fresh, c->alloc_fresh);
-		c->fresh[c->nr_fresh++] = pm->pid;
-	}
 	c->mmap_lossy = true;
 	maps_records_lost(c->ms);
 }
@@ -1004,7 +994,7 @@ int session_record(const struct record_opts *o, struct profile *p, struct maps *
 		pr_warn("%s: stop: %s", o->device, strerror(-ret));
 	decode_held(&dc);
 	dev_drain(&d, on_record, &dc, 0);
-	fresh_settle(&dc); /* the processes a LOST record left untold */
+	rings_lost(&dc, &d); /* a LOST record a full ring could not take */
 	pr_debug("while recording: %u reads of /proc/PID/maps (%u as they were), %u of [vdso], "
 		 "%u files to parse (%u more mappings of them), %u MMAP records%s; %llu samples "
 		 "decoded after the run (%u times)",
