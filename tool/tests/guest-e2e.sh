@@ -30,6 +30,7 @@ set -eu
 kernel=${1:-arm64-6.1}
 [ $# -gt 0 ] && shift
 vm_args=
+build=1
 pmus=
 then=true
 while [ $# -gt 0 ]; do
@@ -37,7 +38,7 @@ while [ $# -gt 0 ]; do
 	--pmus) vm_args="$vm_args --pmus $2"; pmus="--pmus $2"; shift 2 ;;
 	--add) vm_args="$vm_args --add $2"; shift 2 ;;
 	--then) then=$2; shift 2 ;;
-	--no-build) vm_args="$vm_args --no-build"; shift ;;
+	--no-build) build=0; vm_args="$vm_args --no-build"; shift ;;
 	*) echo "guest-e2e.sh: unknown option '$1'" >&2; exit 2 ;;
 	esac
 done
@@ -53,10 +54,8 @@ x86_64-*)
 	;;
 esac
 # --no-build: built already, and another job may be reading the build
-case " $vm_args " in
-*" --no-build "*) ;;
-*) make -s -C "$top/tool" OUT="$top/build/$arch/tool" ARCH=$arch CROSS_COMPILE=$cross -j2 ;;
-esac
+[ $build = 0 ] ||
+	make -s -C "$top/tool" OUT="$top/build/$arch/tool" ARCH=$arch CROSS_COMPILE=$cross -j2
 stage=$top/build/$kernel/e2e-stage
 rm -rf "$stage"
 make -s -C "$top/demo" OUT="$stage" ARCH=$arch
