@@ -67,14 +67,18 @@ static int cycs_check_config(struct cycsample_config *cfg)
 	for (i = 0; i < ARRAY_SIZE(cfg->reserved); i++)
 		if (cfg->reserved[i])
 			return -EINVAL;
+	/* FORK records stand in for maps that only MMAP records tell */
+	if ((cfg->flags & CYCSAMPLE_CFG_FORK) && !(cfg->flags & CYCSAMPLE_CFG_MMAP))
+		return -EINVAL;
 
 	switch (cfg->target_type) {
 	case CYCSAMPLE_TARGET_PID:
 	case CYCSAMPLE_TARGET_TID:
 		break;
 	case CYCSAMPLE_TARGET_CPUS:
-		/* a CPU has no exec to wait for */
-		if (cfg->target || (cfg->flags & CYCSAMPLE_CFG_ENABLE_ON_EXEC))
+		/* a CPU has no exec to wait for, nor processes new to the session */
+		if (cfg->target ||
+		    (cfg->flags & (CYCSAMPLE_CFG_ENABLE_ON_EXEC | CYCSAMPLE_CFG_FORK)))
 			return -EINVAL;
 		break;
 	default:

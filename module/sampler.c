@@ -74,6 +74,18 @@ static u64 *cycs_exec_bucket(struct cycs_session *s, u32 tgid)
 	return &s->exec_ids[hash_32(tgid, ilog2(CYCS_EXEC_BUCKETS)) * CYCS_EXEC_WAYS];
 }
 
+/* The entry of @tgid, or NULL. */
+static u64 *cycs_exec_find(struct cycs_session *s, u32 tgid)
+{
+	u64 *b = cycs_exec_bucket(s, tgid);
+	unsigned int i;
+
+	for (i = 0; i < CYCS_EXEC_WAYS; i++)
+		if (READ_ONCE(b[i]) >> 32 == tgid)
+			return &b[i];
+	return NULL;
+}
+
 /*
  * The entry of @tgid, added with @first (the exec id the reader knows the
  * process by) if new, which sets *@added; NULL when its bucket is full.
@@ -81,12 +93,12 @@ static u64 *cycs_exec_bucket(struct cycs_session *s, u32 tgid)
  */
 static u64 *cycs_exec_entry(struct cycs_session *s, u32 tgid, u64 first, bool *added)
 {
-	u64 *b = cycs_exec_bucket(s, tgid), v;
+	u64 *b = cycs_exec_bucket(s, tgid), *e, v;
 	unsigned int i;
 
-	for (i = 0; i < CYCS_EXEC_WAYS; i++)
-		if (READ_ONCE(b[i]) >> 32 == tgid)
-			return &b[i];
+	e = cycs_exec_find(s, tgid);
+	if (e)
+		return e;
 	for (i = 0; i < CYCS_EXEC_WAYS; i++) {
 		v = READ_ONCE(b[i]);
 		if (!v) {
@@ -149,6 +161,68 @@ void cycs_exec_ids_purge(struct cycs_session *s)
 }
 
 /*
+ * Could @parent have adopted the current task, rather than forked it?  An
+ * orphan goes to a thread of its parent's own process (the same maps), or
+ * else to a subreaper or its namespace's init.  rcu_read_lock() held.
+ */
+static bool cycs_may_have_adopted(struct task_struct *parent)
+{
+	return parent->signal->is_child_subreaper || is_child_reaper(task_tgid(parent));
+}
+
+/*
+ * With CYCSAMPLE_CFG_FORK, before the first record of a process new to the
+ * session that ran no program since its fork (@e its entry, just added
+ * with @key): a FORK record, if the module can vouch that its mappings
+ * are its parent's as the reader knows them.  That takes a parent that
+ * forked it (not a reaper that adopted it), whose entry holds the exec id
+ * the child was forked under (parent_exec_id): the session wrote a record
+ * of that process running that program, so the reader knows its maps.
+ * A child made with CLONE_PARENT passes as its parent's sibling, and is
+ * told as such.  Not written, the first record wakes the reader, who reads
+ * /proc/PID/maps.
+ *
+ * Once per process: kept out of the overflow handler's inlined path.
+ *
+ * Return: the FORK record went in.
+ */
+static noinline bool cycs_put_fork(struct cycs_session *s, struct cycs_ring *r, u64 *e, u64 key,
+				   u64 now, bool *wake)
+{
+	struct task_struct *parent;
+	struct cycsample_fork f;
+	bool known = false;
+	u64 *pe;
+
+	if (!(s->cfg.flags & CYCSAMPLE_CFG_FORK))
+		return false;
+	memset(&f, 0, sizeof(f));
+	rcu_read_lock();
+	parent = rcu_dereference(current->real_parent);
+	f.ppid = task_tgid_nr(parent);
+	if (!cycs_may_have_adopted(parent)) {
+		pe = cycs_exec_find(s, f.ppid);
+		known = pe &&
+			READ_ONCE(*pe) == cycs_exec_key(f.ppid, READ_ONCE(current->parent_exec_id));
+	}
+	rcu_read_unlock();
+	if (!known)
+		return false;
+
+	f.hdr.type = CYCSAMPLE_REC_FORK;
+	f.hdr.size = sizeof(f);
+	f.time = now;
+	f.pid = task_tgid_nr(current);
+	f.tid = task_pid_nr(current);
+	memcpy(f.comm, current->comm, sizeof(f.comm) - 1);
+	if (cycs_put_done(s, r, cycs_ring_put(s->rings, r, &f, sizeof(f), now), false, wake))
+		return true;
+	/* not sent: the process's next record tries again */
+	cmpxchg64(e, key, 0);
+	return false;
+}
+
+/*
  * A process of the target ran a new program since the reader last heard:
  * emit an EXEC record before the sample, once, whichever CPU sees it first.
  * A process the session meets for the first time (a child forked after
@@ -156,15 +230,20 @@ void cycs_exec_ids_purge(struct cycs_session *s)
  * its own exec gives a record too.  If the ring has no room the record is
  * sent again with the next sample.  A process whose bucket is full has its
  * EXEC record repeated on each CPU whenever another process ran there: too
- * many rather than none.
+ * many rather than none.  A new process that ran nothing since its fork
+ * may get a FORK record instead (cycs_put_fork()).
+ *
+ * The EXEC record wakes the reader at once, who reads the new program's
+ * maps from /proc while it runs; not with CYCSAMPLE_CFG_FORK, which comes
+ * with MMAP records: they tell those maps, and the reader need not hurry.
  *
  * Called by the overflow handler before a sample, and by mappings.c before
  * an MMAP record (so the new program's mappings follow its EXEC record);
  * interrupts off and the per-CPU guard held, as every ring producer.
  *
- * Return: the process is new to the session and ran no new program, so
- * its record is what tells the reader of it: the caller marks it urgent,
- * as an EXEC record is, for the reader reads the process's maps.
+ * Return: the process is new to the session, ran no new program, and got
+ * no FORK record, so its record is what tells the reader of it: the
+ * caller marks it urgent, for the reader reads the process's maps.
  */
 /*
  * Inlined into the overflow handler, where it runs before every sample:
@@ -185,7 +264,9 @@ static __always_inline bool __cycs_check_exec(struct cycs_session *s, struct cyc
 	mine = cycs_exec_key(tgid, id);
 	if (e) {
 		seen = READ_ONCE(*e);
-		if (seen == mine || cmpxchg64(e, seen, mine) != seen)
+		if (seen == mine)
+			return added && !cycs_put_fork(s, r, e, mine, now, wake);
+		if (cmpxchg64(e, seen, mine) != seen)
 			return added;
 	} else {
 		seen = __this_cpu_read(s->stats->last_exec);
@@ -195,20 +276,13 @@ static __always_inline bool __cycs_check_exec(struct cycs_session *s, struct cyc
 	}
 
 	cycs_fill_task_event(&te, CYCSAMPLE_REC_EXEC, current, now);
-	switch (cycs_ring_put(s->rings, r, &te, sizeof(te), now)) {
-	case CYCS_PUT_LOST:
-		this_cpu_inc(s->stats->lost);
+	if (!cycs_put_done(s, r, cycs_ring_put(s->rings, r, &te, sizeof(te), now),
+			   !(s->cfg.flags & CYCSAMPLE_CFG_FORK), wake)) {
 		/* not sent: let the next sample of this process try again */
 		if (e)
 			cmpxchg64(e, mine, seen);
 		else
 			__this_cpu_write(s->stats->last_exec, seen);
-		break;
-	default:
-		/* the reader reads the new program's maps while it runs */
-		cycs_ring_mark_urgent(r);
-		*wake = true;
-		break;
 	}
 	return false;
 }

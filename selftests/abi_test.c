@@ -248,6 +248,29 @@ TEST_F(abi, configure_unknown_flag_bits_are_einval)
 	EXPECT_EQ(CYCSAMPLE_STATE_OPEN, state_of(self->fd));
 }
 
+/*
+ * FORK records stand in for what only MMAP records tell, and only a process
+ * session has processes new to it: FORK alone, or on a CPU target, is EINVAL.
+ */
+TEST_F(abi, configure_fork_records_need_mmap_records_and_a_process_target)
+{
+	int err;
+
+	ABI_BEGIN();
+	self->cfg.flags = CYCSAMPLE_CFG_FORK;
+	EXPECT_EQ(EINVAL, cs_configure(self->fd, &self->cfg));
+	cs_config_init(&self->cfg, CYCSAMPLE_TARGET_CPUS, 0);
+	self->cfg.flags = CYCSAMPLE_CFG_FORK | CYCSAMPLE_CFG_MMAP;
+	err = cs_configure(self->fd, &self->cfg);
+	/* no kprobes: MMAP records are refused first (uapi.rst) */
+	EXPECT_TRUE(err == EINVAL || err == EOPNOTSUPP) TH_LOG("CPU target: %s", strerror(err));
+	EXPECT_EQ(CYCSAMPLE_STATE_OPEN, state_of(self->fd));
+	cs_config_init(&self->cfg, CYCSAMPLE_TARGET_PID, getpid());
+	self->cfg.flags = CYCSAMPLE_CFG_FORK | CYCSAMPLE_CFG_MMAP;
+	err = cs_configure(self->fd, &self->cfg);
+	EXPECT_TRUE(!err || err == EOPNOTSUPP) TH_LOG("PID target: %s", strerror(err));
+}
+
 TEST_F(abi, configure_nonzero_reserved_is_einval)
 {
 	unsigned int i;

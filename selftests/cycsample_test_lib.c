@@ -554,6 +554,18 @@ const char *cs_record_problem(const struct cs_rec *r, const struct cycsample_inf
 		return NULL;
 	case CYCSAMPLE_REC_MMAP:
 		return mmap_problem(r->buf, info, buf, len);
+	case CYCSAMPLE_REC_FORK: {
+		const struct cycsample_fork *f = r->buf;
+
+		if (h->size != sizeof(*f))
+			PROBLEM("FORK record of %u bytes", h->size);
+		if (!f->pid || !f->tid || !f->ppid || f->ppid == f->pid || f->reserved)
+			PROBLEM("FORK record pid %u tid %u ppid %u reserved %u", f->pid, f->tid,
+				f->ppid, f->reserved);
+		if (!memchr(f->comm, 0, sizeof(f->comm)))
+			PROBLEM("FORK record comm not terminated");
+		return NULL;
+	}
 	default:
 		PROBLEM("unknown record type %u (size %u)", h->type, h->size);
 	}
@@ -635,6 +647,9 @@ void cs_count(const struct cs_recs *r, struct cs_counts *c)
 			break;
 		case CYCSAMPLE_REC_MMAP:
 			c->mmaps++;
+			break;
+		case CYCSAMPLE_REC_FORK:
+			c->forks++;
 			break;
 		}
 	}

@@ -175,7 +175,7 @@ const char *cs_recs_problem(const struct cs_recs *r, const struct cycsample_info
 			    size_t len);
 
 struct cs_counts {
-	unsigned long records, samples, lost_records, exec, exits, mmaps;
+	unsigned long records, samples, lost_records, exec, exits, mmaps, forks;
 	unsigned long user, kernel; /* samples by CYCSAMPLE_SAMPLE_USER / _KERNEL */
 	uint64_t lost; /* sum of cycsample_lost.lost */
 };

@@ -1756,6 +1756,95 @@ TEST_F_TIMEOUT(sampling, poll_reports_pollin_at_a_new_process_before_the_waterma
 }
 
 /*
+ * With FORK records (and so MMAP records) the reader is not woken before
+ * the watermark by what records tell: it need read nothing from /proc.
+ * Spawn @fn under such a session, with the 1 MiB rings of
+ * pollin_before_the_watermark(), and expect no POLLIN for two seconds of
+ * its running; the records are then in self->recs.
+ */
+static void no_pollin_with_fork_records(struct __test_metadata *_metadata,
+					FIXTURE_DATA(sampling) * self, int (*fn)(void *))
+{
+	long page = sysconf(_SC_PAGESIZE);
+	struct cycsample_info info;
+	const char *step = "";
+	struct cs_session s;
+	uint64_t unread;
+	struct pollfd p;
+	int go[2], n, err;
+
+	ASSERT_EQ(0, pipe(go));
+	self->child = cs_spawn(fn, go);
+	ASSERT_LT(0, self->child);
+	cs_config_init(&self->cfg, CYCSAMPLE_TARGET_PID, self->child);
+	self->cfg.flags |= CYCSAMPLE_CFG_MMAP | CYCSAMPLE_CFG_FORK;
+	self->cfg.ring_pages = (1 << 20) / page;
+	self->cfg.wakeup_bytes = (1 << 20) - CYCSAMPLE_MAX_RECORD_SIZE;
+	err = cs_session_open(&s, &self->cfg, &step);
+	if (err == EOPNOTSUPP)
+		SKIP(return, "no kprobes: CONFIGURE refuses MMAP records (EOPNOTSUPP)");
+	ASSERT_EQ(0, err) TH_LOG("%s: %s", step, strerror(err));
+	ASSERT_EQ(0, cs_start(s.fd));
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	p = (struct pollfd){ .fd = s.fd, .events = POLLIN };
+	n = poll(&p, 1, 2000);
+	fullest_ring(&s, &unread);
+	TH_LOG("poll: %d, revents %#x, %llu bytes unread of a %u-byte watermark", n, p.revents,
+	       (unsigned long long)unread, self->cfg.wakeup_bytes);
+	EXPECT_EQ(0, n);
+	cs_drain(&s, &self->recs);
+	EXPECT_EQ(0, cs_stop(s.fd));
+	EXPECT_EQ(0, cs_session_info(&s));
+	info = s.info;
+	cs_session_close(&s);
+	CS_ASSERT_RECS_OK(&self->recs, &info);
+}
+
+/*
+ * The process forked without an exec gets a FORK record instead of the
+ * wakeup: it names the target as the parent, and comes before the
+ * process's first sample.
+ */
+TEST_F_TIMEOUT(sampling, fork_record_tells_a_new_process_without_a_wakeup, 60)
+{
+	const struct cycsample_fork *f = NULL;
+	uint64_t first = UINT64_MAX;
+	unsigned int nf = 0;
+	pid_t grandchild = 0;
+	size_t i;
+
+	SAMPLING_BEGIN();
+	no_pollin_with_fork_records(_metadata, self, fork_a_spinner);
+	for (i = 0; i < self->recs.n; i++) {
+		const struct cycsample_sample *smp = cs_sample(&self->recs.v[i]);
+
+		if (cs_hdr(&self->recs.v[i])->type == CYCSAMPLE_REC_FORK) {
+			f = self->recs.v[i].buf;
+			nf++;
+		} else if (smp && smp->pid != (__u32)self->child) {
+			grandchild = smp->pid;
+			first = smp->time < first ? smp->time : first;
+		}
+	}
+	ASSERT_NE(0, grandchild) TH_LOG("no sample of the forked process");
+	ASSERT_NE(NULL, f) TH_LOG("no FORK record");
+	EXPECT_EQ(1, nf);
+	EXPECT_EQ((__u32)grandchild, f->pid);
+	EXPECT_EQ(f->pid, f->tid);
+	EXPECT_EQ((__u32)self->child, f->ppid);
+	EXPECT_LE(f->time, first);
+}
+
+/* An EXEC record does not wake such a reader either: MMAP records tell the new program. */
+TEST_F_TIMEOUT(sampling, fork_records_leave_an_exec_to_the_watermark, 60)
+{
+	SAMPLING_BEGIN();
+	no_pollin_with_fork_records(_metadata, self, mark_then_exec);
+	EXPECT_NE(NULL, cs_find_record(&self->recs, CYCSAMPLE_REC_EXEC));
+	EXPECT_EQ(NULL, cs_find_record(&self->recs, CYCSAMPLE_REC_FORK));
+}
+
+/*
  * A reader may leave records unread.  One that drained only part of the
  * ring after a wakeup, and sleeps with less than the watermark unread, is
  * woken when the unread bytes reach the watermark again, not a whole

@@ -72,7 +72,8 @@ enum cycsample_event {
 #define CYCSAMPLE_CFG_REGS_USER		(1U << 5) /* record the full user register set */
 #define CYCSAMPLE_CFG_ENABLE_ON_EXEC	(1U << 6) /* PID/TID: count from the target's next exec */
 #define CYCSAMPLE_CFG_MMAP		(1U << 7) /* MMAP records of new executable mappings */
-#define CYCSAMPLE_CFG_ALL_FLAGS		0xffU
+#define CYCSAMPLE_CFG_FORK		(1U << 8) /* FORK records; needs CYCSAMPLE_CFG_MMAP */
+#define CYCSAMPLE_CFG_ALL_FLAGS		0x1ffU
 
 /* Bounds, enforced with -EINVAL. */
 #define CYCSAMPLE_MAX_STACK		127	/* frames per chain (kernel and user each) */
@@ -115,7 +116,9 @@ enum cycsample_event {
  *		CYCSAMPLE_MAX_RECORD_SIZE (a fuller ring may refuse records).
  *		An EXEC record, and the first sample of a process new to a
  *		PID or TID session, wake the reader at once
- *		(poll() reports POLLIN while one is unread)
+ *		(poll() reports POLLIN while one is unread); with
+ *		CYCSAMPLE_CFG_FORK only such a first sample that no FORK
+ *		record tells of
  * @reserved:	must be zero
  */
 struct cycsample_config {
@@ -321,6 +324,7 @@ enum cycsample_record_type {
 	CYCSAMPLE_REC_EXEC	= 3,	/* struct cycsample_task_event: target exec'd */
 	CYCSAMPLE_REC_EXIT	= 4,	/* struct cycsample_task_event: target gone, last record */
 	CYCSAMPLE_REC_MMAP	= 5,	/* struct cycsample_mmap: CYCSAMPLE_CFG_MMAP only */
+	CYCSAMPLE_REC_FORK	= 6,	/* struct cycsample_fork: CYCSAMPLE_CFG_FORK only */
 };
 
 struct cycsample_record_header {
@@ -456,6 +460,31 @@ struct cycsample_mmap {
 	__u16 path_len;
 	__u16 reserved;
 	char path[];
+};
+
+/**
+ * struct cycsample_fork - a process new to the session runs what its parent ran
+ *
+ * Written with CYCSAMPLE_CFG_FORK, before the first record of a process
+ * forked since START that has executed nothing since its fork, when its
+ * parent @ppid still runs the program it ran at that fork and the reader
+ * knows that program's mappings: @ppid is the target, whose mappings at
+ * START are read from /proc, or a process the session already wrote a
+ * record of.  The mappings of @pid are then those of @ppid as of @time
+ * (its fork copied them), and after that its own MMAP records.  A process
+ * the module cannot vouch for so (its parent never seen, or exited and
+ * replaced by a reaper) gets no FORK record, and its first sample wakes
+ * the reader as without the flag.  A child cloned with CLONE_PARENT is
+ * told as a child of its cloner's parent.  @comm is the name of @pid.
+ */
+struct cycsample_fork {
+	struct cycsample_record_header hdr;
+	__u64 time;
+	__u32 pid;
+	__u32 tid;
+	__u32 ppid;
+	__u32 reserved;
+	char comm[16];			/* NUL-terminated */
 };
 
 #define CYCSAMPLE_MAX_RECORD_SIZE \
