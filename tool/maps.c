@@ -665,7 +665,7 @@ bool maps_told(const struct proc_maps *p)
 
 bool maps_need_read(const struct proc_maps *p)
 {
-	return !p->nr_refresh && !maps_told(p);
+	return !p->nr_refresh && !maps_told(p) && !(p->fork_gen && p->fork_gen == p->cur_gen);
 }
 
 void maps_records_lost(struct maps *ms)
@@ -675,7 +675,58 @@ void maps_records_lost(struct maps *ms)
 	for (i = 0; i < ms->nr_procs; i++) {
 		ms->procs[i]->exec_gen = 0;
 		ms->procs[i]->told_gen = 0;
+		ms->procs[i]->fork_gen = 0;
 	}
+}
+
+/* Older generations first, then the order they were added: what maps_find() prefers comes last. */
+static int map_age_cmp(const void *a, const void *b, void *arg)
+{
+	const struct map *x = *(struct map *const *)a, *y = *(struct map *const *)b;
+
+	(void)arg;
+	if (x->gen_time != y->gen_time)
+		return x->gen_time < y->gen_time ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+int maps_fork(struct maps *ms, u32 pid, u32 ppid, u64 time)
+{
+	struct proc_maps *pp = maps_proc(ms, ppid, false), *p;
+	struct map **v, m;
+	u32 i, n = 0;
+
+	if (!pp || pid == ppid)
+		return -1;
+	/* what the parent had at @time, of every generation maps_find() may fall back to */
+	v = xmalloc((pp->nr + 1) * sizeof(*v));
+	for (i = 0; i < pp->nr; i++) {
+		struct map *pm = ms->all[pp->v[i].id];
+
+		if (pm->gen_time <= time && pm->map_time <= time)
+			v[n++] = pm;
+	}
+	/*
+	 * One generation, @time, in the parent's order: the copy a look-up
+	 * prefers (the last added) is the mapping it prefers in the parent.
+	 */
+	sort(v, n, sizeof(*v), map_age_cmp, NULL);
+	p = maps_proc(ms, pid, true);
+	if (time > p->cur_gen)
+		p->cur_gen = time;
+	for (i = 0; i < n; i++) {
+		m = *v[i];
+		m.pid = pid;
+		m.gen_time = time;
+		m.map_time = time;
+		if (!known_in_gen(ms, p, &m))
+			maps_add(ms, &m);
+	}
+	free(v);
+	if (p->cur_gen == time)
+		p->fork_gen = time;
+	ms->nr_forks++;
+	return n;
 }
 
 int maps_exec(struct maps *ms, u32 pid, u64 time)
@@ -702,6 +753,7 @@ void maps_mapped(struct maps *ms, const struct map *tmpl, size_t path_len, u64 t
 	 * drained after a later exec's (another ring): then its own time.
 	 */
 	m.gen_time = time >= p->cur_gen ? p->cur_gen : time;
+	m.map_time = time;
 	if (p->exec_gen && p->exec_gen == p->cur_gen && m.gen_time == p->exec_gen)
 		p->told_gen = p->exec_gen;
 	if (!known_in_gen(ms, p, &m))

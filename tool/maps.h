@@ -37,6 +37,7 @@ struct map {
 	u32 id; /* index in maps.all */
 	u32 pid;
 	u64 gen_time; /* valid for samples from this time on */
+	u64 map_time; /* when an MMAP or FORK record told it (0: read from /proc) */
 	u64 start;
 	u64 end;
 	u64 pgoff;
@@ -84,6 +85,7 @@ struct proc_maps {
 	u64 cur_gen;
 	u64 exec_gen; /* cur_gen, when begun by an EXEC record while MMAP records tell maps */
 	u64 told_gen; /* ... and an MMAP record of it came: a real exec (maps_told()) */
+	u64 fork_gen; /* cur_gen, when copied from the parent's by a FORK record (maps_fork()) */
 	u64 last_refresh; /* now_ns() */
 	u32 nr_refresh;
 	bool read_failed;
@@ -120,6 +122,7 @@ struct maps {
 	u32 nr_maps_same; /* ... and found as it was at the last read */
 	u32 nr_vdso_reads; /* [vdso] images read */
 	u32 nr_pending_shared; /* mappings of a pending file, not opened again */
+	u32 nr_forks; /* processes whose maps were copied from their parent's (maps_fork()) */
 };
 
 void maps_init(struct maps *ms, bool live);
@@ -142,6 +145,16 @@ int maps_exec(struct maps *ms, u32 pid, u64 time);
 void maps_new_gen(struct maps *ms, u32 pid, u64 time);
 
 /*
+ * A FORK record: @pid, forked by @ppid, ran nothing since, so its mappings
+ * are @ppid's at @time: those of its generations up to @time, but not
+ * the mappings its MMAP records told after @time.  They are copied into a
+ * generation of @pid that begins at @time, each sharing the parent's
+ * opened file: nothing is read or opened.  Returns the number copied, or
+ * -1 when @ppid is unknown.
+ */
+int maps_fork(struct maps *ms, u32 pid, u32 ppid, u64 time);
+
+/*
  * Did MMAP records tell @p's maps since its last exec: maps_new_gen() began
  * its generation, an MMAP record of that generation came (the module also
  * repeats an EXEC record for a process whose exec id it could not keep, so
@@ -154,7 +167,8 @@ bool maps_told(const struct proc_maps *p);
 
 /*
  * Has /proc anything to tell of @p's maps: never read, and not told by
- * records since its exec?  The rule of a process's first read.
+ * records since its exec (MMAP records, or a FORK record and then MMAP
+ * records)?  The rule of a process's first read.
  */
 bool maps_need_read(const struct proc_maps *p);
 

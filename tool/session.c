@@ -261,6 +261,9 @@ struct drain_ctx {
 	u32 held_pid; /* the process of the last sample held (UINT32_MAX: none) */
 	u32 *fresh; /* processes whose first samples this drain held (fresh_settle()) */
 	u32 nr_fresh, alloc_fresh;
+	struct cycsample_fork *forks; /* FORK records of this drain (fresh_settle()) */
+	u32 nr_forks, alloc_forks;
+	bool final; /* the drain after STOP: every record decoded at once */
 	u64 ring_lost; /* the rings' lost counts at the last drain (rings_lost()) */
 	u8 *bounce; /* the device's: on_record() reads a copy of the ring */
 	struct reread *reread;
@@ -369,6 +372,53 @@ static void on_mmap(struct drain_ctx *c, const void *rec, u32 size, u32 cpu)
 	c->nr_mmap++;
 }
 
+static void first_sample(struct drain_ctx *c, u32 pid);
+static void fresh_settle(struct drain_ctx *c);
+
+/*
+ * A FORK record: kept until the end of the drain, when the records of its
+ * parent, which may lie in another CPU's ring, are in.  Malformed ones are
+ * skipped; so are all while the maps do not come from records (a lost
+ * record may have been a mapping the parent made before the fork).
+ */
+static void on_fork(struct drain_ctx *c, const void *rec, u32 size, u32 cpu)
+{
+	if (size < sizeof(struct cycsample_fork)) {
+		if (!c->warned)
+			pr_warn("ring of cpu %u: malformed FORK record skipped", cpu);
+		c->warned = true;
+		return;
+	}
+	if (!maps_from_records(c))
+		return;
+	VEC_GROW(c->forks, c->nr_forks, c->alloc_forks);
+	memcpy(&c->forks[c->nr_forks++], rec, sizeof(struct cycsample_fork));
+	/* after STOP the child's samples, next on this ring, are decoded at once */
+	if (c->final)
+		fresh_settle(c);
+}
+
+/*
+ * The child's maps are its parent's: copied, nothing read from /proc.  A
+ * parent first sampled in this drain is read first; one gone, or never
+ * known, leaves the child to its own first sample's read.
+ */
+static void fork_settle(struct drain_ctx *c, const struct cycsample_fork *f)
+{
+	const struct proc_maps *pp = maps_proc(c->ms, f->ppid, false);
+	char comm[sizeof(f->comm) + 1];
+
+	if (pp && maps_need_read(pp))
+		first_sample(c, f->ppid);
+	if (maps_fork(c->ms, f->pid, f->ppid, f->time) < 0)
+		return;
+	/* comm is NUL-terminated by contract; do not rely on it */
+	memcpy(comm, f->comm, sizeof(f->comm));
+	comm[sizeof(f->comm)] = '\0';
+	if (comm[0])
+		prof_set_comm(c->p, f->pid, comm);
+}
+
 /*
  * The first sample of a process: what must be read while it lives.  Not
  * for a process whose exec the records told (a child of CMD that exec'd):
@@ -413,6 +463,10 @@ static void fresh_settle(struct drain_ctx *c)
 {
 	u32 i;
 
+	/* a record may have been lost since the FORK record was drained */
+	for (i = 0; i < c->nr_forks && maps_from_records(c); i++)
+		fork_settle(c, &c->forks[i]);
+	c->nr_forks = 0;
 	for (i = 0; i < c->nr_fresh; i++)
 		first_sample(c, c->fresh[i]);
 	c->nr_fresh = 0;
@@ -442,6 +496,11 @@ static int on_record(void *arg, const void *rec, u32 size, u32 cpu)
 	if (size >= sizeof(struct cycsample_record_header) &&
 	    ((const struct cycsample_record_header *)rec)->type == CYCSAMPLE_REC_MMAP) {
 		on_mmap(c, rec, size, cpu);
+		return 0;
+	}
+	if (size >= sizeof(struct cycsample_record_header) &&
+	    ((const struct cycsample_record_header *)rec)->type == CYCSAMPLE_REC_FORK) {
+		on_fork(c, rec, size, cpu);
 		return 0;
 	}
 	st = prof_add_record(c->p, rec, size, cpu, &sz, &why);
@@ -735,6 +794,9 @@ static void build_config(const struct record_opts *o, s32 target, struct cycsamp
 		cfg->flags |= CYCSAMPLE_CFG_ENABLE_ON_EXEC;
 	/* the maps of what runs come from the kernel, not from /proc re-reads */
 	cfg->flags |= CYCSAMPLE_CFG_MMAP;
+	/* ... and a child's from its parent's: nothing read while it runs */
+	if (o->target_type != CYCSAMPLE_TARGET_CPUS)
+		cfg->flags |= CYCSAMPLE_CFG_FORK;
 }
 
 /*
@@ -888,12 +950,20 @@ int session_record(const struct record_opts *o, struct profile *p, struct maps *
 	ms->defer_parse = ms->live;
 	build_config(o, target, &cfg);
 	ret = dev_configure(&d, &cfg);
+	if (ret == -EINVAL && (cfg.flags & CYCSAMPLE_CFG_FORK)) {
+		/* a module from before FORK records: a child's maps read from /proc */
+		cfg.flags &= ~CYCSAMPLE_CFG_FORK;
+		ret = dev_configure(&d, &cfg);
+		if (!ret)
+			pr_debug("%s writes no FORK records: a child's maps read from /proc",
+				 o->device);
+	}
 	if (ret == -EINVAL || ret == -EOPNOTSUPP) {
 		/*
 		 * A module from before MMAP records, or a kernel without
 		 * kprobes (or PREEMPT_RT): read /proc/PID/maps instead.
 		 */
-		cfg.flags &= ~CYCSAMPLE_CFG_MMAP;
+		cfg.flags &= ~(CYCSAMPLE_CFG_MMAP | CYCSAMPLE_CFG_FORK);
 		ret = dev_configure(&d, &cfg);
 		if (!ret)
 			pr_debug("%s writes no MMAP records: maps read from /proc", o->device);
@@ -993,14 +1063,16 @@ int session_record(const struct record_opts *o, struct profile *p, struct maps *
 	if (ret && ret != -EINVAL)
 		pr_warn("%s: stop: %s", o->device, strerror(-ret));
 	decode_held(&dc);
+	dc.final = true;
 	dev_drain(&d, on_record, &dc, 0);
 	rings_lost(&dc, &d); /* a LOST record a full ring could not take */
 	pr_debug("while recording: %u reads of /proc/PID/maps (%u as they were), %u of [vdso], "
-		 "%u files to parse (%u more mappings of them), %u MMAP records%s; %llu samples "
-		 "decoded after the run (%u times)",
+		 "%u files to parse (%u more mappings of them), %u MMAP records%s, %u processes "
+		 "with their parent's maps (FORK records); %llu samples decoded after the run "
+		 "(%u times)",
 		 ms->nr_maps_reads, ms->nr_maps_same, ms->nr_vdso_reads, ms->nr_pending,
 		 ms->nr_pending_shared, dc.nr_mmap, dc.mmap_lossy ? " (some lost)" : "",
-		 (unsigned long long)dc.held.nr_total, dc.held.nr_replays);
+		 ms->nr_forks, (unsigned long long)dc.held.nr_total, dc.held.nr_replays);
 	maps_parse_pending(ms);
 	if (!dev_info(&d))
 		copy_info(&p->meta, &d.info);
@@ -1010,6 +1082,7 @@ int session_record(const struct record_opts *o, struct profile *p, struct maps *
 	dev_close(&d);
 	rq_free(&dc.held);
 	free(dc.fresh);
+	free(dc.forks);
 	free(dc.reread);
 	if (c.pid) {
 		if (!c.reaped && (stop_signal || o->duration > 0))
@@ -1036,6 +1109,7 @@ out_close:
 	dev_close(&d);
 	rq_free(&dc.held);
 	free(dc.fresh);
+	free(dc.forks);
 	free(dc.reread);
 out_child:
 	maps_parse_pending(ms);

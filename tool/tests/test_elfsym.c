@@ -1142,6 +1142,67 @@ static void test_maps_told(void)
 }
 
 /*
+ * A FORK record: the child's maps are its parent's at the record's time,
+ * copied without a read of /proc; a look-up in the child finds what it
+ * would find in the parent then, not what the parent mapped later; its
+ * own mappings and exec come on top; a lost record sends it back to /proc.
+ */
+static void test_maps_fork(void)
+{
+	char *root = fx_path("fproc");
+	struct map tmpl = { .pid = 500, .prot = MAP_R | MAP_X, .path = (char *)"[anon:a]" };
+	const struct map *m;
+	struct resolver r;
+	struct maps ms;
+
+	ok(!fx_sh("rm -rf fproc && mkdir -p fproc/500 fproc/501 && "
+		  "echo '00400000-00402000 r-xp 00000000 00:00 0 [anon:old]' > fproc/500/maps && "
+		  "echo '00400000-00401000 r-xp 00000000 00:00 0 [anon:proc]' > fproc/501/maps"),
+	   "a /proc with a parent and a child");
+	maps_init(&ms, true);
+	ms.proc_root = root;
+	res_init(&r, &ms, true);
+	is_u64(maps_fork(&ms, 501, 500, 50), (u64)-1, "a parent never seen: nothing copied");
+	res_observe_process(&r, 500);
+	is_u64(ms.nr_maps_reads, 1, "the parent's maps read once");
+	/* the parent's exec at 100: a new program over the old one's range */
+	maps_new_gen(&ms, 500, 100);
+	tmpl.start = 0x400000;
+	tmpl.end = 0x401000;
+	maps_mapped(&ms, &tmpl, strlen(tmpl.path), 101);
+	tmpl.path = (char *)"[anon:late]";
+	tmpl.start = 0x500000;
+	tmpl.end = 0x501000;
+	maps_mapped(&ms, &tmpl, strlen(tmpl.path), 300);
+	is_u64(maps_fork(&ms, 501, 500, 200), 2, "the child gets what the parent had at 200");
+	ok(!maps_need_read(maps_proc(&ms, 501, false)), "... and needs no read of /proc");
+	res_observe_process(&r, 501);
+	is_u64(ms.nr_maps_reads, 1, "... nor makes one");
+	m = maps_find(&ms, 501, 250, 0x400100);
+	ok(m && !strcmp(m->path, "[anon:a]") && m->pid == 501,
+	   "the child finds the parent's newer program first");
+	m = maps_find(&ms, 501, 250, 0x401100);
+	ok(m && !strcmp(m->path, "[anon:old]"), "... and the older mapping beyond it");
+	ok(!maps_find(&ms, 501, 250, 0x500100), "... but nothing the parent mapped after the fork");
+	ok(!maps_find(&ms, 501, 150, 0x400100), "... and nothing before its fork");
+	tmpl.pid = 501;
+	tmpl.path = (char *)"[anon:own]";
+	maps_mapped(&ms, &tmpl, strlen(tmpl.path), 260);
+	m = maps_find(&ms, 501, 270, 0x500100);
+	ok(m && !strcmp(m->path, "[anon:own]"), "the child's own MMAP record adds to it");
+	ok(!maps_need_read(maps_proc(&ms, 501, false)), "... still without a read");
+	maps_new_gen(&ms, 501, 400);
+	ok(maps_need_read(maps_proc(&ms, 501, false)),
+	   "an EXEC record without MMAP records: the new program is not told");
+	maps_records_lost(&ms);
+	maps_proc(&ms, 501, false)->cur_gen = 200;
+	ok(maps_need_read(maps_proc(&ms, 501, false)), "after a LOST record a copy tells nothing");
+	res_free(&r);
+	maps_free(&ms);
+	free(root);
+}
+
+/*
  * A file opened while recording and rewritten in place before the run
  * ends (same inode, other size) is not parsed as if it were what the
  * process mapped; an untouched one is.
@@ -1532,6 +1593,7 @@ int main(void)
 	test_maps_unchanged();
 	test_maps_mapped();
 	test_maps_told();
+	test_maps_fork();
 	test_pending_shared();
 	test_pending_rewritten();
 	test_kmod_unchecked();
