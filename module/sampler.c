@@ -161,65 +161,81 @@ void cycs_exec_ids_purge(struct cycs_session *s)
 }
 
 /*
- * Could @parent have adopted the current task, rather than forked it?  An
- * orphan goes to a thread of its parent's own process (the same maps), or
- * else to a subreaper or its namespace's init.  rcu_read_lock() held.
+ * The parent of the current process, if the reader knows what it inherited
+ * from it: the tgid of a parent that forked it (not a reaper that adopted
+ * it: an orphan goes to a thread of its parent's own process, with the same
+ * maps, or else to a subreaper or its namespace's init) and whose entry
+ * holds the exec id the child was forked under (parent_exec_id).  The
+ * session then wrote a record of that process running that program (or it
+ * is the target, whose maps the reader read at START), so the reader
+ * knows its maps.  0 when not.  A child cloned with CLONE_PARENT passes
+ * for its cloner's sibling.
+ *
+ * Once per process: kept out of the overflow handler's inlined path.
  */
-static bool cycs_may_have_adopted(struct task_struct *parent)
+static noinline u32 cycs_known_parent(struct cycs_session *s)
 {
-	return parent->signal->is_child_subreaper || is_child_reaper(task_tgid(parent));
+	struct task_struct *parent;
+	u32 ptgid = 0;
+	struct pid *tg;
+	u64 *pe;
+
+	rcu_read_lock();
+	parent = rcu_dereference(current->real_parent);
+	/* NULL once the parent is released, though RCU keeps its memory */
+	tg = task_tgid(parent);
+	if (tg && !is_child_reaper(tg) && !parent->signal->is_child_subreaper)
+		ptgid = pid_nr(tg);
+	rcu_read_unlock();
+	if (!ptgid)
+		return 0;
+	pe = cycs_exec_find(s, ptgid);
+	if (!pe || READ_ONCE(*pe) != cycs_exec_key(ptgid, READ_ONCE(current->parent_exec_id)))
+		return 0;
+	return ptgid;
 }
 
 /*
  * With CYCSAMPLE_CFG_FORK, before the first record of a process new to the
- * session that ran no program since its fork (@e its entry, just added
- * with @key): a FORK record, if the module can vouch that its mappings
- * are its parent's as the reader knows them.  That takes a parent that
- * forked it (not a reaper that adopted it), whose entry holds the exec id
- * the child was forked under (parent_exec_id): the session wrote a record
- * of that process running that program, so the reader knows its maps.
- * A child made with CLONE_PARENT passes as its parent's sibling, and is
- * told as such.  Not written, the first record wakes the reader, who reads
- * /proc/PID/maps.
- *
- * Once per process: kept out of the overflow handler's inlined path.
+ * session that ran no program since its fork: a FORK record, if the reader
+ * knows its parent's maps (cycs_known_parent()), for they are the child's.
+ * Not written, the first record wakes the reader, who reads /proc/PID/maps.
  *
  * Return: the FORK record went in.
  */
-static noinline bool cycs_put_fork(struct cycs_session *s, struct cycs_ring *r, u64 *e, u64 key,
-				   u64 now, bool *wake)
+static noinline bool cycs_put_fork(struct cycs_session *s, struct cycs_ring *r, u64 now, bool *wake)
 {
-	struct task_struct *parent;
 	struct cycsample_fork f;
-	bool known = false;
-	u64 *pe;
 
-	if (!(s->cfg.flags & CYCSAMPLE_CFG_FORK))
-		return false;
 	memset(&f, 0, sizeof(f));
-	rcu_read_lock();
-	parent = rcu_dereference(current->real_parent);
-	f.ppid = task_tgid_nr(parent);
-	if (!cycs_may_have_adopted(parent)) {
-		pe = cycs_exec_find(s, f.ppid);
-		known = pe &&
-			READ_ONCE(*pe) == cycs_exec_key(f.ppid, READ_ONCE(current->parent_exec_id));
-	}
-	rcu_read_unlock();
-	if (!known)
+	f.ppid = cycs_known_parent(s);
+	if (!f.ppid)
 		return false;
-
 	f.hdr.type = CYCSAMPLE_REC_FORK;
 	f.hdr.size = sizeof(f);
 	f.time = now;
 	f.pid = task_tgid_nr(current);
 	f.tid = task_pid_nr(current);
 	memcpy(f.comm, current->comm, sizeof(f.comm) - 1);
-	if (cycs_put_done(s, r, cycs_ring_put(s->rings, r, &f, sizeof(f), now), false, wake))
-		return true;
-	/* not sent: the process's next record tries again */
-	cmpxchg64(e, key, 0);
-	return false;
+	/*
+	 * A drop is counted lost (the reader then reads /proc for every
+	 * process, records being incomplete); the entry stays as it is,
+	 * as another thread of the process may be using it.
+	 */
+	return cycs_put_done(s, r, cycs_ring_put(s->rings, r, &f, sizeof(f), now), false, wake);
+}
+
+/*
+ * May an EXEC record of the current process wait for the watermark?  With
+ * CYCSAMPLE_CFG_FORK its MMAP records tell the new program, when it is a
+ * real exec: of a process the session knew under another exec id, or of a
+ * new one whose parent the reader knows (a fork, then an exec, before any
+ * record).  Not for the EXEC record of a full bucket (@e NULL), which may
+ * stand for no exec at all: the reader reads /proc for it.
+ */
+static __always_inline bool cycs_exec_may_wait(struct cycs_session *s, u64 *e, bool added)
+{
+	return (s->cfg.flags & CYCSAMPLE_CFG_FORK) && e && (!added || cycs_known_parent(s));
 }
 
 /*
@@ -234,8 +250,8 @@ static noinline bool cycs_put_fork(struct cycs_session *s, struct cycs_ring *r, 
  * may get a FORK record instead (cycs_put_fork()).
  *
  * The EXEC record wakes the reader at once, who reads the new program's
- * maps from /proc while it runs; not with CYCSAMPLE_CFG_FORK, which comes
- * with MMAP records: they tell those maps, and the reader need not hurry.
+ * maps from /proc while it runs; with CYCSAMPLE_CFG_FORK, which comes with
+ * MMAP records, mostly not: they tell those maps (cycs_exec_may_wait()).
  *
  * Called by the overflow handler before a sample, and by mappings.c before
  * an MMAP record (so the new program's mappings follow its EXEC record);
@@ -265,7 +281,8 @@ static __always_inline bool __cycs_check_exec(struct cycs_session *s, struct cyc
 	if (e) {
 		seen = READ_ONCE(*e);
 		if (seen == mine)
-			return added && !cycs_put_fork(s, r, e, mine, now, wake);
+			return added && !((s->cfg.flags & CYCSAMPLE_CFG_FORK) &&
+					  cycs_put_fork(s, r, now, wake));
 		if (cmpxchg64(e, seen, mine) != seen)
 			return added;
 	} else {
@@ -277,7 +294,7 @@ static __always_inline bool __cycs_check_exec(struct cycs_session *s, struct cyc
 
 	cycs_fill_task_event(&te, CYCSAMPLE_REC_EXEC, current, now);
 	if (!cycs_put_done(s, r, cycs_ring_put(s->rings, r, &te, sizeof(te), now),
-			   !(s->cfg.flags & CYCSAMPLE_CFG_FORK), wake)) {
+			   !cycs_exec_may_wait(s, e, added), wake)) {
 		/* not sent: let the next sample of this process try again */
 		if (e)
 			cmpxchg64(e, mine, seen);

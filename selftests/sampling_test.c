@@ -1670,39 +1670,55 @@ static unsigned int fullest_ring(const struct cs_session *s, uint64_t *unread)
 }
 
 /*
- * Spawn @fn with a go pipe under a session whose 1 MiB rings wake the
- * reader only when nearly full, send the go byte, and expect POLLIN well
- * before that watermark; the records read then are in self->recs.
+ * Spawn @fn with a go pipe under a session with @flags whose 1 MiB rings
+ * wake the reader only when nearly full, send the go byte, and expect
+ * POLLIN well before that watermark (@pollin), or none for two seconds of
+ * @fn's running; the records read then are in self->recs.  MMAP records
+ * refused (no kprobes) skip the test.
  */
-static void pollin_before_the_watermark(struct __test_metadata *_metadata,
-					FIXTURE_DATA(sampling) * self, int (*fn)(void *))
+static void poll_before_the_watermark(struct __test_metadata *_metadata,
+				      FIXTURE_DATA(sampling) * self, int (*fn)(void *), __u32 flags,
+				      bool pollin)
 {
 	long page = sysconf(_SC_PAGESIZE);
+	struct cycsample_info info;
+	const char *step = "";
 	struct cs_session s;
 	uint64_t unread;
 	struct pollfd p;
-	int go[2], n;
+	int go[2], n, err;
 
 	ASSERT_EQ(0, pipe(go));
 	self->child = cs_spawn(fn, go);
 	ASSERT_LT(0, self->child);
 	cs_config_init(&self->cfg, CYCSAMPLE_TARGET_PID, self->child);
+	self->cfg.flags |= flags;
 	self->cfg.ring_pages = (1 << 20) / page;
 	self->cfg.wakeup_bytes = (1 << 20) - CYCSAMPLE_MAX_RECORD_SIZE;
-	CS_ASSERT_SESSION(&s, &self->cfg);
+	err = cs_session_open(&s, &self->cfg, &step);
+	if (err == EOPNOTSUPP && (flags & CYCSAMPLE_CFG_MMAP))
+		SKIP(return, "no kprobes: CONFIGURE refuses MMAP records (EOPNOTSUPP)");
+	ASSERT_EQ(0, err) TH_LOG("%s: %s", step, strerror(err));
 	ASSERT_EQ(0, cs_start(s.fd));
 	ASSERT_EQ(1, write(go[1], "g", 1));
 	p = (struct pollfd){ .fd = s.fd, .events = POLLIN };
-	n = poll(&p, 1, 20000);
+	n = poll(&p, 1, pollin ? 20000 : 2000);
 	fullest_ring(&s, &unread);
 	TH_LOG("poll: %d, revents %#x, %llu bytes unread of a %u-byte watermark", n, p.revents,
 	       (unsigned long long)unread, self->cfg.wakeup_bytes);
-	EXPECT_EQ(1, n);
-	EXPECT_TRUE(p.revents & POLLIN);
-	EXPECT_GT(self->cfg.wakeup_bytes, unread);
+	if (pollin) {
+		EXPECT_EQ(1, n);
+		EXPECT_TRUE(p.revents & POLLIN);
+		EXPECT_GT(self->cfg.wakeup_bytes, unread);
+	} else {
+		EXPECT_EQ(0, n);
+	}
 	cs_drain(&s, &self->recs);
 	EXPECT_EQ(0, cs_stop(s.fd));
+	EXPECT_EQ(0, cs_session_info(&s));
+	info = s.info;
 	cs_session_close(&s);
+	CS_ASSERT_RECS_OK(&self->recs, &info);
 }
 
 /*
@@ -1714,7 +1730,7 @@ static void pollin_before_the_watermark(struct __test_metadata *_metadata,
 TEST_F_TIMEOUT(sampling, poll_reports_pollin_at_an_exec_before_the_watermark, 60)
 {
 	SAMPLING_BEGIN();
-	pollin_before_the_watermark(_metadata, self, mark_then_exec);
+	poll_before_the_watermark(_metadata, self, mark_then_exec, 0, true);
 	EXPECT_NE(NULL, cs_find_record(&self->recs, CYCSAMPLE_REC_EXEC));
 }
 
@@ -1745,7 +1761,7 @@ TEST_F_TIMEOUT(sampling, poll_reports_pollin_at_a_new_process_before_the_waterma
 	size_t i;
 
 	SAMPLING_BEGIN();
-	pollin_before_the_watermark(_metadata, self, fork_a_spinner);
+	poll_before_the_watermark(_metadata, self, fork_a_spinner, 0, true);
 	for (i = 0; i < self->recs.n; i++) {
 		const struct cycsample_sample *smp = cs_sample(&self->recs.v[i]);
 
@@ -1755,50 +1771,7 @@ TEST_F_TIMEOUT(sampling, poll_reports_pollin_at_a_new_process_before_the_waterma
 	EXPECT_TRUE(other) TH_LOG("no sample of the forked process");
 }
 
-/*
- * With FORK records (and so MMAP records) the reader is not woken before
- * the watermark by what records tell: it need read nothing from /proc.
- * Spawn @fn under such a session, with the 1 MiB rings of
- * pollin_before_the_watermark(), and expect no POLLIN for two seconds of
- * its running; the records are then in self->recs.
- */
-static void no_pollin_with_fork_records(struct __test_metadata *_metadata,
-					FIXTURE_DATA(sampling) * self, int (*fn)(void *))
-{
-	long page = sysconf(_SC_PAGESIZE);
-	struct cycsample_info info;
-	const char *step = "";
-	struct cs_session s;
-	uint64_t unread;
-	struct pollfd p;
-	int go[2], n, err;
-
-	ASSERT_EQ(0, pipe(go));
-	self->child = cs_spawn(fn, go);
-	ASSERT_LT(0, self->child);
-	cs_config_init(&self->cfg, CYCSAMPLE_TARGET_PID, self->child);
-	self->cfg.flags |= CYCSAMPLE_CFG_MMAP | CYCSAMPLE_CFG_FORK;
-	self->cfg.ring_pages = (1 << 20) / page;
-	self->cfg.wakeup_bytes = (1 << 20) - CYCSAMPLE_MAX_RECORD_SIZE;
-	err = cs_session_open(&s, &self->cfg, &step);
-	if (err == EOPNOTSUPP)
-		SKIP(return, "no kprobes: CONFIGURE refuses MMAP records (EOPNOTSUPP)");
-	ASSERT_EQ(0, err) TH_LOG("%s: %s", step, strerror(err));
-	ASSERT_EQ(0, cs_start(s.fd));
-	ASSERT_EQ(1, write(go[1], "g", 1));
-	p = (struct pollfd){ .fd = s.fd, .events = POLLIN };
-	n = poll(&p, 1, 2000);
-	fullest_ring(&s, &unread);
-	TH_LOG("poll: %d, revents %#x, %llu bytes unread of a %u-byte watermark", n, p.revents,
-	       (unsigned long long)unread, self->cfg.wakeup_bytes);
-	EXPECT_EQ(0, n);
-	cs_drain(&s, &self->recs);
-	EXPECT_EQ(0, cs_stop(s.fd));
-	EXPECT_EQ(0, cs_session_info(&s));
-	info = s.info;
-	cs_session_close(&s);
-	CS_ASSERT_RECS_OK(&self->recs, &info);
-}
+#define CS_FORK_RECORDS (CYCSAMPLE_CFG_MMAP | CYCSAMPLE_CFG_FORK)
 
 /*
  * The process forked without an exec gets a FORK record instead of the
@@ -1814,7 +1787,8 @@ TEST_F_TIMEOUT(sampling, fork_record_tells_a_new_process_without_a_wakeup, 60)
 	size_t i;
 
 	SAMPLING_BEGIN();
-	no_pollin_with_fork_records(_metadata, self, fork_a_spinner);
+	/* FORK records need MMAP records; the reader then reads nothing while it runs */
+	poll_before_the_watermark(_metadata, self, fork_a_spinner, CS_FORK_RECORDS, false);
 	for (i = 0; i < self->recs.n; i++) {
 		const struct cycsample_sample *smp = cs_sample(&self->recs.v[i]);
 
@@ -1839,8 +1813,29 @@ TEST_F_TIMEOUT(sampling, fork_record_tells_a_new_process_without_a_wakeup, 60)
 TEST_F_TIMEOUT(sampling, fork_records_leave_an_exec_to_the_watermark, 60)
 {
 	SAMPLING_BEGIN();
-	no_pollin_with_fork_records(_metadata, self, mark_then_exec);
+	poll_before_the_watermark(_metadata, self, mark_then_exec, CS_FORK_RECORDS, false);
 	EXPECT_NE(NULL, cs_find_record(&self->recs, CYCSAMPLE_REC_EXEC));
+	EXPECT_EQ(NULL, cs_find_record(&self->recs, CYCSAMPLE_REC_FORK));
+}
+
+/* Child: a subreaper (as a service manager is) that forks a spinner. */
+static int subreaper_forks_a_spinner(void *arg)
+{
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1))
+		return 1;
+	return fork_a_spinner(arg);
+}
+
+/*
+ * A parent that may have adopted its child (a subreaper, an init) cannot
+ * vouch for the maps the child has: no FORK record, and the child's first
+ * sample wakes the reader, who reads them from /proc.
+ */
+TEST_F_TIMEOUT(sampling, fork_records_skip_the_children_of_a_subreaper, 60)
+{
+	SAMPLING_BEGIN();
+	poll_before_the_watermark(_metadata, self, subreaper_forks_a_spinner, CS_FORK_RECORDS,
+				  true);
 	EXPECT_EQ(NULL, cs_find_record(&self->recs, CYCSAMPLE_REC_FORK));
 }
 

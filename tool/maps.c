@@ -690,13 +690,14 @@ static int map_age_cmp(const void *a, const void *b, void *arg)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-int maps_fork(struct maps *ms, u32 pid, u32 ppid, u64 time)
+int maps_fork(struct maps *ms, u32 pid, u32 ppid, u64 time, bool told)
 {
 	struct proc_maps *pp = maps_proc(ms, ppid, false), *p;
 	struct map **v, m;
 	u32 i, n = 0;
 
-	if (!pp || pid == ppid)
+	/* a parent never read (or whose read failed) and not told: nothing to copy */
+	if (!pp || pid == ppid || maps_need_read(pp) || (pp->read_failed && !pp->nr))
 		return -1;
 	/* what the parent had at @time, of every generation maps_find() may fall back to */
 	v = xmalloc((pp->nr + 1) * sizeof(*v));
@@ -723,7 +724,7 @@ int maps_fork(struct maps *ms, u32 pid, u32 ppid, u64 time)
 			maps_add(ms, &m);
 	}
 	free(v);
-	if (p->cur_gen == time)
+	if (told && p->cur_gen == time)
 		p->fork_gen = time;
 	ms->nr_forks++;
 	return n;

@@ -149,10 +149,12 @@ void maps_new_gen(struct maps *ms, u32 pid, u64 time);
  * are @ppid's at @time: those of its generations up to @time, but not
  * the mappings its MMAP records told after @time.  They are copied into a
  * generation of @pid that begins at @time, each sharing the parent's
- * opened file: nothing is read or opened.  Returns the number copied, or
- * -1 when @ppid is unknown.
+ * opened file: nothing is read or opened.  @told: the parent's maps are
+ * complete (no record was lost), and @pid's need no read of /proc;
+ * otherwise the copy only serves where a read finds nothing (the child
+ * gone).  Returns the number copied, or -1 when @ppid's maps are unknown.
  */
-int maps_fork(struct maps *ms, u32 pid, u32 ppid, u64 time);
+int maps_fork(struct maps *ms, u32 pid, u32 ppid, u64 time, bool told);
 
 /*
  * Did MMAP records tell @p's maps since its last exec: maps_new_gen() began

@@ -263,7 +263,6 @@ struct drain_ctx {
 	u32 nr_fresh, alloc_fresh;
 	struct cycsample_fork *forks; /* FORK records of this drain (fresh_settle()) */
 	u32 nr_forks, alloc_forks;
-	bool final; /* the drain after STOP: every record decoded at once */
 	u64 ring_lost; /* the rings' lost counts at the last drain (rings_lost()) */
 	u8 *bounce; /* the device's: on_record() reads a copy of the ring */
 	struct reread *reread;
@@ -373,13 +372,11 @@ static void on_mmap(struct drain_ctx *c, const void *rec, u32 size, u32 cpu)
 }
 
 static void first_sample(struct drain_ctx *c, u32 pid);
-static void fresh_settle(struct drain_ctx *c);
 
 /*
  * A FORK record: kept until the end of the drain, when the records of its
  * parent, which may lie in another CPU's ring, are in.  Malformed ones are
- * skipped; so are all while the maps do not come from records (a lost
- * record may have been a mapping the parent made before the fork).
+ * skipped.
  */
 static void on_fork(struct drain_ctx *c, const void *rec, u32 size, u32 cpu)
 {
@@ -389,28 +386,34 @@ static void on_fork(struct drain_ctx *c, const void *rec, u32 size, u32 cpu)
 		c->warned = true;
 		return;
 	}
-	if (!maps_from_records(c))
-		return;
 	VEC_GROW(c->forks, c->nr_forks, c->alloc_forks);
 	memcpy(&c->forks[c->nr_forks++], rec, sizeof(struct cycsample_fork));
-	/* after STOP the child's samples, next on this ring, are decoded at once */
-	if (c->final)
-		fresh_settle(c);
+}
+
+static int fork_time_cmp(const void *a, const void *b, void *arg)
+{
+	const struct cycsample_fork *x = a, *y = b;
+
+	(void)arg;
+	return x->time < y->time ? -1 : x->time > y->time;
 }
 
 /*
  * The child's maps are its parent's: copied, nothing read from /proc.  A
- * parent first sampled in this drain is read first; one gone, or never
- * known, leaves the child to its own first sample's read.
+ * parent whose own record this drain has not brought (written after its
+ * ring was read) is read first; one gone leaves the child to its own
+ * first sample's read.  After a lost record the copy is made all the
+ * same, for a child that is gone when its first sample is drained, and
+ * the child is read as well.
  */
 static void fork_settle(struct drain_ctx *c, const struct cycsample_fork *f)
 {
 	const struct proc_maps *pp = maps_proc(c->ms, f->ppid, false);
 	char comm[sizeof(f->comm) + 1];
 
-	if (pp && maps_need_read(pp))
+	if (!pp || maps_need_read(pp))
 		first_sample(c, f->ppid);
-	if (maps_fork(c->ms, f->pid, f->ppid, f->time) < 0)
+	if (maps_fork(c->ms, f->pid, f->ppid, f->time, maps_from_records(c)) < 0)
 		return;
 	/* comm is NUL-terminated by contract; do not rely on it */
 	memcpy(comm, f->comm, sizeof(f->comm));
@@ -463,8 +466,9 @@ static void fresh_settle(struct drain_ctx *c)
 {
 	u32 i;
 
-	/* a record may have been lost since the FORK record was drained */
-	for (i = 0; i < c->nr_forks && maps_from_records(c); i++)
+	/* parents first: a parent's own FORK record is older than its child's */
+	sort(c->forks, c->nr_forks, sizeof(*c->forks), fork_time_cmp, NULL);
+	for (i = 0; i < c->nr_forks; i++)
 		fork_settle(c, &c->forks[i]);
 	c->nr_forks = 0;
 	for (i = 0; i < c->nr_fresh; i++)
@@ -1062,10 +1066,11 @@ int session_record(const struct record_opts *o, struct profile *p, struct maps *
 	ret = dev_stop(&d);
 	if (ret && ret != -EINVAL)
 		pr_warn("%s: stop: %s", o->device, strerror(-ret));
-	decode_held(&dc);
-	dc.final = true;
-	dev_drain(&d, on_record, &dc, 0);
+	/* the last records as the others: FORK records settled before the samples */
+	dev_drain(&d, on_record_held, &dc, RING_IN_PLACE);
 	rings_lost(&dc, &d); /* a LOST record a full ring could not take */
+	fresh_settle(&dc);
+	decode_held(&dc);
 	pr_debug("while recording: %u reads of /proc/PID/maps (%u as they were), %u of [vdso], "
 		 "%u files to parse (%u more mappings of them), %u MMAP records%s, %u processes "
 		 "with their parent's maps (FORK records); %llu samples decoded after the run "

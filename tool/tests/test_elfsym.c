@@ -1162,7 +1162,11 @@ static void test_maps_fork(void)
 	maps_init(&ms, true);
 	ms.proc_root = root;
 	res_init(&r, &ms, true);
-	is_u64(maps_fork(&ms, 501, 500, 50), (u64)-1, "a parent never seen: nothing copied");
+	is_u64(maps_fork(&ms, 501, 500, 50, true), (u64)-1, "a parent never seen: nothing copied");
+	res_observe_process(&r, 502);
+	is_u64(maps_fork(&ms, 501, 502, 50, true), (u64)-1,
+	       "a parent whose read failed (gone): nothing copied");
+	ok(maps_need_read(maps_proc(&ms, 501, true)), "... and the child is read");
 	res_observe_process(&r, 500);
 	is_u64(ms.nr_maps_reads, 1, "the parent's maps read once");
 	/* the parent's exec at 100: a new program over the old one's range */
@@ -1174,7 +1178,7 @@ static void test_maps_fork(void)
 	tmpl.start = 0x500000;
 	tmpl.end = 0x501000;
 	maps_mapped(&ms, &tmpl, strlen(tmpl.path), 300);
-	is_u64(maps_fork(&ms, 501, 500, 200), 2, "the child gets what the parent had at 200");
+	is_u64(maps_fork(&ms, 501, 500, 200, true), 2, "the child gets what the parent had at 200");
 	ok(!maps_need_read(maps_proc(&ms, 501, false)), "... and needs no read of /proc");
 	res_observe_process(&r, 501);
 	is_u64(ms.nr_maps_reads, 1, "... nor makes one");
@@ -1197,6 +1201,9 @@ static void test_maps_fork(void)
 	maps_records_lost(&ms);
 	maps_proc(&ms, 501, false)->cur_gen = 200;
 	ok(maps_need_read(maps_proc(&ms, 501, false)), "after a LOST record a copy tells nothing");
+	is_u64(maps_fork(&ms, 503, 500, 250, false), 2, "a copy made after a LOST record");
+	ok(maps_need_read(maps_proc(&ms, 503, false)), "... leaves the child to be read");
+	ok(maps_find(&ms, 503, 260, 0x400100) != NULL, "... and serves if it is gone");
 	res_free(&r);
 	maps_free(&ms);
 	free(root);

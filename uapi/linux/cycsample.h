@@ -466,16 +466,18 @@ struct cycsample_mmap {
  * struct cycsample_fork - a process new to the session runs what its parent ran
  *
  * Written with CYCSAMPLE_CFG_FORK, before the first record of a process
- * forked since START that has executed nothing since its fork, when its
- * parent @ppid still runs the program it ran at that fork and the reader
- * knows that program's mappings: @ppid is the target, whose mappings at
- * START are read from /proc, or a process the session already wrote a
- * record of.  The mappings of @pid are then those of @ppid as of @time
- * (its fork copied them), and after that its own MMAP records.  A process
- * the module cannot vouch for so (its parent never seen, or exited and
- * replaced by a reaper) gets no FORK record, and its first sample wakes
- * the reader as without the flag.  A child cloned with CLONE_PARENT is
- * told as a child of its cloner's parent.  @comm is the name of @pid.
+ * forked since START that has executed nothing since its fork, when the
+ * reader knows what it inherited: its parent @ppid forked it (no reaper
+ * adopted it), and the last exec of @ppid the session recorded is the one
+ * @pid was forked under; @ppid is the target (whose mappings a reader
+ * reads from /proc when it starts the session) or a process the session
+ * already wrote a record of.  The mappings of @pid are then those of
+ * @ppid as a reader knows them at @time (including any @ppid made between
+ * the fork and @time), and after that its own MMAP records.  A process
+ * the module cannot vouch for so gets no FORK record, and its first
+ * record wakes the reader as without the flag.  A child cloned with
+ * CLONE_PARENT is told as a child of its cloner's parent.  @comm is the
+ * name of @pid.
  */
 struct cycsample_fork {
 	struct cycsample_record_header hdr;
