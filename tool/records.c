@@ -257,7 +257,6 @@ static void account(struct profile *p, const void *rec, u32 type)
 {
 	const struct cycsample_sample *s = rec;
 	const struct cycsample_task_event *t = rec;
-	char comm[sizeof(t->comm) + 1];
 
 	switch (type) {
 	case CYCSAMPLE_REC_SAMPLE:
@@ -280,11 +279,8 @@ static void account(struct profile *p, const void *rec, u32 type)
 			p->nr_exec++;
 		else
 			p->nr_exit++;
-		/* comm is NUL-terminated by contract; do not rely on it */
-		memcpy(comm, t->comm, sizeof(t->comm));
-		comm[sizeof(t->comm)] = '\0';
-		if (type == CYCSAMPLE_REC_EXEC && comm[0])
-			prof_set_comm(p, t->pid, comm);
+		if (type == CYCSAMPLE_REC_EXEC)
+			prof_set_record_comm(p, t->pid, t->comm, sizeof(t->comm));
 		break;
 	}
 }
@@ -389,6 +385,18 @@ void prof_set_comm(struct profile *p, u32 pid, const char *comm)
 	u32 id = strtab_intern(&p->comms, comm);
 
 	u64map_put(&p->comm_index, pid, id);
+}
+
+void prof_set_record_comm(struct profile *p, u32 pid, const char *field, size_t len)
+{
+	char comm[CYCS_RECORD_COMM_MAX + 1];
+
+	/* NUL-terminated by contract; do not rely on it */
+	len = len < CYCS_RECORD_COMM_MAX ? len : CYCS_RECORD_COMM_MAX;
+	memcpy(comm, field, len);
+	comm[len] = '\0';
+	if (comm[0])
+		prof_set_comm(p, pid, comm);
 }
 
 const char *prof_comm(const struct profile *p, u32 pid)

@@ -178,6 +178,9 @@ static inline const void *prof_rec(const struct profile *p, const struct prof_ev
 }
 
 void prof_set_comm(struct profile *p, u32 pid, const char *comm);
+/* The comm of a record's fixed @len-byte field (EXEC, FORK), if not empty. */
+#define CYCS_RECORD_COMM_MAX 16
+void prof_set_record_comm(struct profile *p, u32 pid, const char *field, size_t len);
 /* The command name of @pid, or NULL. */
 const char *prof_comm(const struct profile *p, u32 pid);
 

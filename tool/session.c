@@ -409,17 +409,11 @@ static int fork_time_cmp(const void *a, const void *b, void *arg)
 static void fork_settle(struct drain_ctx *c, const struct cycsample_fork *f)
 {
 	const struct proc_maps *pp = maps_proc(c->ms, f->ppid, false);
-	char comm[sizeof(f->comm) + 1];
 
 	if (!pp || maps_need_read(pp))
 		first_sample(c, f->ppid);
-	if (maps_fork(c->ms, f->pid, f->ppid, f->time, maps_from_records(c)) < 0)
-		return;
-	/* comm is NUL-terminated by contract; do not rely on it */
-	memcpy(comm, f->comm, sizeof(f->comm));
-	comm[sizeof(f->comm)] = '\0';
-	if (comm[0])
-		prof_set_comm(c->p, f->pid, comm);
+	if (maps_fork(c->ms, f->pid, f->ppid, f->time, maps_from_records(c)) >= 0)
+		prof_set_record_comm(c->p, f->pid, f->comm, sizeof(f->comm));
 }
 
 /*
@@ -497,15 +491,16 @@ static int on_record(void *arg, const void *rec, u32 size, u32 cpu)
 	const char *why;
 	u32 sz;
 
-	if (size >= sizeof(struct cycsample_record_header) &&
-	    ((const struct cycsample_record_header *)rec)->type == CYCSAMPLE_REC_MMAP) {
-		on_mmap(c, rec, size, cpu);
-		return 0;
-	}
-	if (size >= sizeof(struct cycsample_record_header) &&
-	    ((const struct cycsample_record_header *)rec)->type == CYCSAMPLE_REC_FORK) {
-		on_fork(c, rec, size, cpu);
-		return 0;
+	/* the records that tell maps, not kept in the profile */
+	if (size >= sizeof(struct cycsample_record_header)) {
+		switch (((const struct cycsample_record_header *)rec)->type) {
+		case CYCSAMPLE_REC_MMAP:
+			on_mmap(c, rec, size, cpu);
+			return 0;
+		case CYCSAMPLE_REC_FORK:
+			on_fork(c, rec, size, cpu);
+			return 0;
+		}
 	}
 	st = prof_add_record(c->p, rec, size, cpu, &sz, &why);
 	if (st == REC_CORRUPT && !c->warned) {
