@@ -17,6 +17,11 @@
  *	  overall:  alpha 30, beta 20, gamma 35, delta 15 (half the time each)
  *   benchwork run CMD [ARGS...]
  *	Run CMD (the demo, which does not time itself) and wait for it.
+ *   benchwork settle SAMPLES
+ *	On every CPU in turn, take SAMPLES cycle-counter overflows of its own
+ *	work with a plain perf event (fixed period, no ring: the samples are
+ *	dropped), which brings the kernel's per-CPU average of PMU interrupt
+ *	time to the same low level before every benchmark run (run.sh).
  *   benchwork tool CMD [ARGS...]
  *	Run CMD (a sampler that runs a workload), wait for it and print
  *	"tool_cpu_ns N": the CPU time of CMD and of every descendant it
@@ -29,13 +34,18 @@
  * post-processing are not counted.  Under QEMU -icount both clocks count
  * the instructions the guest executed.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/perf_event.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -239,6 +249,63 @@ static int run_mt(int argc, char **argv)
 	return 0;
 }
 
+/* ---- settle -------------------------------------------------------------- */
+
+/* 50 us at 1 GHz: the 20 kHz of the runs' highest rate under -icount */
+#define SETTLE_PERIOD 50000ULL
+
+/* SAMPLES overflows on CPU cpu; 1 when the CPU cannot be used (offline) */
+static int settle_cpu(int cpu, unsigned long samples)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_HARDWARE,
+		.size = sizeof(attr),
+		.config = PERF_COUNT_HW_CPU_CYCLES,
+		.sample_period = SETTLE_PERIOD,
+		.sample_type = PERF_SAMPLE_IP,
+		.exclude_hv = 1,
+	};
+	unsigned long x = 88172645463325252UL;
+	uint64_t count = 0;
+	cpu_set_t set;
+	int fd;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		return 1;
+	fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "benchwork: perf_event_open on CPU %d: %s\n", cpu,
+			strerror(errno));
+		return -1;
+	}
+	while (count < samples * SETTLE_PERIOD) {
+		x = spin(x, STEPS_PER_UNIT);
+		if (read(fd, &count, sizeof(count)) != sizeof(count)) {
+			perror("benchwork: read of the settle counter");
+			close(fd);
+			return -1;
+		}
+	}
+	close(fd);
+	return x == 1;	/* never: keeps the work */
+}
+
+static int run_settle(int argc, char **argv)
+{
+	long cpu, ncpus = sysconf(_SC_NPROCESSORS_CONF);
+	unsigned long samples;
+
+	if (argc < 3)
+		return 2;
+	samples = strtoul(argv[2], NULL, 0);
+	for (cpu = 0; cpu < ncpus && cpu < CPU_SETSIZE; cpu++)
+		if (settle_cpu(cpu, samples) < 0)
+			return 1;
+	return 0;
+}
+
 /* Fork and exec argv[0]; wait for it with its CPU time (*ru). */
 static int spawn(char **argv, struct rusage *ru)
 {
@@ -308,8 +375,10 @@ int main(int argc, char **argv)
 		ret = run_cmd(argc, argv);
 	else if (argc > 1 && !strcmp(argv[1], "tool"))
 		ret = run_tool(argc, argv);
+	else if (argc > 1 && !strcmp(argv[1], "settle"))
+		ret = run_settle(argc, argv);
 	if (ret == 2)
 		fprintf(stderr, "usage: benchwork deep DEPTH UNITS [KPCT] | mt THREADS UNITS|-SECS"
-			" | run CMD... | tool CMD...\n");
+			" | run CMD... | tool CMD... | settle SAMPLES\n");
 	return ret;
 }

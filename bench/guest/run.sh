@@ -12,6 +12,9 @@
 #   NSAMP (1000)      samples a cost run takes at the requested rate: the
 #                     work shrinks as the rate grows, so that every figure
 #                     rests on about as many samples
+#   LOW_NSAMP (4000)  the same below 4 kHz: a run's own jitter (tens of
+#                     microseconds a second) weighs more against the few
+#                     samples of a slow rate, so those runs last longer
 #   PIN (1)           run the single-threaded workloads and their sampler on
 #                     CPU 0 (below)
 #   LOSS_FREQS ("10000 20000"), LOSS_SECS (1): mt for LOSS_SECS guest seconds
@@ -48,6 +51,7 @@ REPS=${REPS:-3}
 FREQS=${FREQS:-"1000 4000 10000 20000"}
 WORKLOADS=${WORKLOADS:-"demo deep16 mt"}
 NSAMP=${NSAMP:-1000}
+LOW_NSAMP=${LOW_NSAMP:-4000}
 PIN=${PIN:-1}
 LOSS_FREQS=${LOSS_FREQS:-"10000 20000"}
 LOSS_SECS=${LOSS_SECS:-1}
@@ -91,16 +95,18 @@ samp()
 }
 
 # The work of one cost run: a size that takes about NSAMP samples at FREQ
-# Hz per CPU.  Rates of work in guest time, measured under -icount on
-# arm64-6.1 (the same within 7 % on 6.12 and 7.3): deep16 21200 units/s,
-# demo 166 rounds/s, mt 8300 units/s with both CPUs at work (2 CPUs
-# sampled).
+# Hz per CPU (LOW_NSAMP below 4 kHz).  Rates of work in guest time,
+# measured under -icount on arm64-6.1 (the same within 7 % on 6.12 and
+# 7.3): deep16 21200 units/s, demo 166 rounds/s, mt 8300 units/s with
+# both CPUs at work (2 CPUs sampled).
 size_of()
 {
+	n=$NSAMP
+	[ "$2" -lt 4000 ] && n=$LOW_NSAMP
 	case $1 in
-	deep16) echo $((21200 * NSAMP / $2)) ;;
-	demo) echo $((166 * NSAMP / $2 + 1)) ;;
-	mt) echo $((8300 * NSAMP / $2 / 2)) ;;
+	deep16) echo $((21200 * n / $2)) ;;
+	demo) echo $((166 * n / $2 + 1)) ;;
+	mt) echo $((8300 * n / $2 / 2)) ;;
 	esac
 }
 
@@ -144,16 +150,14 @@ limits_for()
 # is not reset with the rate: a run that follows perf -g on deep16 started
 # with perf's average (about 3.8 us) and had the rate lowered at its first
 # sample, whatever its own handler cost.  So before every run the same
-# cheap sampling (perf without callchains, about 600 samples on each CPU)
-# brings both CPUs' sums to the same low level.  SETTLE=0: no settling.
+# cheap sampling (700 overflows on each CPU of a perf event without a ring,
+# benchwork settle) brings both CPUs' sums to the same low level.  It used
+# to be perf record without callchains: the same effect, but perf's own
+# start and finish made up half of the bench's wall time.  SETTLE=0: none.
 settle()
 {
 	[ "${SETTLE:-1}" = 1 ] || return 0
-	for c in 0 1; do
-		taskset -c "$c" "$PERF_DIR/perf" --no-pager record -q -F 20000 \
-			-o $T/settle.data -- ./benchwork deep 1 700 >/dev/null 2>&1
-	done
-	rm -f $T/settle.data
+	./benchwork settle 700 || echo "# settle failed"
 }
 
 # emit PHASE TOOL WORKLOAD FREQ REP KEY=VALUE...
@@ -344,7 +348,7 @@ echo "@info kernel=$(uname -r) cpus=$(grep -c ^processor /proc/cpuinfo) \
 perf=$(perf_cmd version 2>&1 | tr ' ' _) cycread=$(cycread -V 2>&1 | head -n 1 | tr ' ' _) \
 mlock_kb=$(cat /proc/sys/kernel/perf_event_mlock_kb) \
 cpu_time_max_percent=$(cat /proc/sys/kernel/perf_cpu_time_max_percent) \
-reps=$REPS nsamp=$NSAMP pin=$PIN aslr=0"
+reps=$REPS nsamp=$NSAMP low_nsamp=$LOW_NSAMP pin=$PIN aslr=0"
 [ $# -gt 0 ] || set -- cost loss agree depth
 echo 0 >$ASLR
 for ph in "$@"; do
