@@ -26,6 +26,7 @@ struct jitmap {
 	struct strpool names;
 	bool present; /* a map file was found */
 	u64 loaded_at; /* now_ns() of the last (re)load, live sessions */
+	bool reread; /* reloaded at the report's first miss (live sessions) */
 };
 
 /*

@@ -248,10 +248,29 @@ void res_prologue(struct dso *d, struct dso_sym *sym)
 		sym->fs_off = a64_frame_setup_offset(code, n);
 }
 
+/*
+ * The report's first miss in a live session's map reads it once more: the
+ * rate limit of observe_jit() can leave the last load older than the JIT's
+ * last lines (an early stray frame loads the map before the JIT wrote it,
+ * and every later look falls in the same interval).  The file outlives
+ * the process, so this read still finds it after the run.
+ */
+static const struct jitsym *find_jit(struct resolver *r, struct jitmap *j, u64 addr)
+{
+	const struct jitsym *js = jitmap_find(j, addr);
+
+	if (!js && r->live && !j->reread) {
+		jit_load_live(r, j);
+		j->reread = true;
+		js = jitmap_find(j, addr);
+	}
+	return js;
+}
+
 static void resolve_anon(struct resolver *r, struct frame_info *fi, u32 pid, u64 addr)
 {
 	struct jitmap *j = res_jitmap(r, pid, false);
-	const struct jitsym *js = j ? jitmap_find(j, addr) : NULL;
+	const struct jitsym *js = j ? find_jit(r, j, addr) : NULL;
 
 	if (js) {
 		fi->func = display_name(r, jitsym_name(j, js));

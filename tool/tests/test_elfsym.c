@@ -1373,7 +1373,7 @@ static void test_kmod_same_hash(void)
 static void test_perfmap(void)
 {
 	char *path = fx_path("perf-4242.map");
-	struct jitmap j = { 0 };
+	struct jitmap j = { 0 }, *j2;
 	struct maps ms;
 	struct resolver r;
 	const struct frame_info *fi;
@@ -1416,6 +1416,32 @@ static void test_perfmap(void)
 	is_str(res_str(&r, fi->func), "[unknown]", "shown as [unknown]");
 	res_free(&r);
 	maps_free(&ms);
+
+	/*
+	 * live: a map loaded before the JIT wrote it is read again by the report
+	 * (a pid above PID_MAX_LIMIT: no /proc entry to look in first)
+	 */
+	maps_init(&ms, false);
+	res_init(&r, &ms, true);
+	r.jit_dir = fx_tmpdir();
+	maps_read(&ms, 99999990, 0, "7f0000000000-7f0000100000 r-xp 00000000 00:00 0\n");
+	j2 = res_jitmap(&r, 99999990, true);
+	ok(!j2->present && !j2->nr, "live: no map file yet");
+	free(path);
+	path = fx_path("perf-99999990.map");
+	f = fopen(path, "w");
+	fprintf(f, "7f0000002000 100 written_late\n");
+	fclose(f);
+	fi = res_fi(&r, res_user(&r, 99999990, 0, 0x7f0000002010));
+	is_str(res_str(&r, fi->func), "written_late", "live: the report reads a map written late");
+	f = fopen(path, "a");
+	fprintf(f, "7f0000009000 100 written_after_the_report\n");
+	fclose(f);
+	fi = res_fi(&r, res_user(&r, 99999990, 0, 0x7f0000009000));
+	ok(fi->reason == UR_JIT_NO_MAP, "live: the report reads it once, not at every miss");
+	res_free(&r);
+	maps_free(&ms);
+	unlink(path);
 	free(path);
 }
 
