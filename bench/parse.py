@@ -365,11 +365,11 @@ def md_kernel(k, g, d):
         if h.get("icount") == "1" else "plain TCG (host time: a cross-check only)"
     o.append("## %s (%s)\n" % (k, i.get("kernel", "?")))
     o.append("Date %s, QEMU %s, %s, -smp 2, perf %s, %s repetitions, about %s samples "
-             "per run (%s below 4 kHz), single-threaded workloads %s.  Host: load %s -> %s, guest run "
+             "per run, single-threaded workloads %s.  Host: load %s -> %s, guest run "
              "%s s wall, %s s of host CPU.\n" % (
                  h.get("date"), h.get("qemu"), clock,
                  i.get("perf", "?").replace("perf_version_", ""), i.get("reps"),
-                 i.get("nsamp"), i.get("low_nsamp", i.get("nsamp")), "pinned to CPU 0 with their sampler"
+                 i.get("nsamp"), "pinned to CPU 0 with their sampler"
                  if i.get("pin") == "1" else "not pinned",
                  h.get("host_load"), h.get("host_load_end"), h.get("wall_s", "?"),
                  h.get("host_cpu_s", "?")))

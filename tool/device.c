@@ -18,7 +18,7 @@
 
 #include "device.h"
 
-static void ring_copy(const struct cs_ring *r, u64 pos, void *dst, size_t len)
+void ring_copy(const struct cs_ring *r, u64 pos, void *dst, size_t len)
 {
 	u64 off = pos & (r->size - 1);
 	size_t first = MIN(len, r->size - off);
@@ -35,48 +35,80 @@ u64 ring_unread(const struct cs_ring *r)
 	return head - r->hdr->data_tail;
 }
 
-long ring_drain(struct cs_ring *r, ring_record_fn fn, void *ctx, u8 *bounce, unsigned int flags)
+/*
+ * The one drain loop: every record to @h->fn, except those @h->wait
+ * accepts, which go to @h->keep in runs (ring_drain_hold()).
+ */
+static long drain(struct cs_ring *r, const struct ring_hold *h, void *ctx, u8 *bounce,
+		  unsigned int flags)
 {
 	u64 head = __atomic_load_n(&r->hdr->data_head, __ATOMIC_ACQUIRE);
 	/* only we write data_tail, so a plain load sees our last store */
-	u64 tail = r->hdr->data_tail;
-	struct cycsample_record_header h;
+	u64 tail = r->hdr->data_tail, run = 0;
+	struct cycsample_record_header hd;
 	const u8 *rec;
 	long n = 0;
+	u32 run_nr = 0;
 	int ret = 0;
 
-	if (head - tail > r->size) {
-		/* a head behind the tail or a ring fuller than full */
+	if (head - tail > r->size || tail % 8) {
+		/* a head behind the tail, a ring fuller than full, a tail off the records */
 		r->corrupt++;
 		tail = head;
 	}
 	while (head != tail) {
 		u64 avail = head - tail;
 
-		if (avail < sizeof(h)) {
-			r->corrupt++;
-			break;
-		}
-		ring_copy(r, tail, &h, sizeof(h));
-		if (h.size < sizeof(h) || h.size % 8 || h.size > avail) {
+		if (avail < sizeof(hd)) {
 			r->corrupt++;
 			break;
 		}
 		rec = r->data + (tail & (r->size - 1));
-		if (!(flags & RING_IN_PLACE) || rec + h.size > r->data + r->size) {
-			ring_copy(r, tail, bounce, h.size);
+		/* records are 8-aligned: a header never straddles the end */
+		memcpy(&hd, rec, sizeof(hd));
+		if (hd.size < sizeof(hd) || hd.size % 8 || hd.size > avail) {
+			r->corrupt++;
+			break;
+		}
+		if (!(flags & RING_IN_PLACE) || rec + hd.size > r->data + r->size) {
+			ring_copy(r, tail, bounce, hd.size);
 			rec = bounce;
 		}
-		tail += h.size;
 		n++;
-		ret = fn(ctx, rec, h.size, r->cpu);
+		if (h->wait && h->wait(ctx, rec, hd.size)) {
+			if (!run_nr++)
+				run = tail;
+			tail += hd.size;
+			continue;
+		}
+		/* what waits came first: it is kept before this record is decoded */
+		if (run_nr) {
+			h->keep(ctx, r, run, tail, run_nr);
+			run_nr = 0;
+		}
+		tail += hd.size;
+		ret = h->fn(ctx, rec, hd.size, r->cpu);
 		if (ret < 0)
 			break;
 	}
+	if (run_nr)
+		h->keep(ctx, r, run, tail, run_nr);
 	if (ret >= 0)
 		tail = head;
 	__atomic_store_n(&r->hdr->data_tail, tail, __ATOMIC_RELEASE);
 	return ret < 0 ? ret : n;
+}
+
+long ring_drain(struct cs_ring *r, ring_record_fn fn, void *ctx, u8 *bounce, unsigned int flags)
+{
+	const struct ring_hold h = { .fn = fn };
+
+	return drain(r, &h, ctx, bounce, flags);
+}
+
+long ring_drain_hold(struct cs_ring *r, const struct ring_hold *h, void *ctx, u8 *bounce)
+{
+	return drain(r, h, ctx, bounce, RING_IN_PLACE);
 }
 
 static bool is_pow2(u64 x)
@@ -217,7 +249,8 @@ int dev_poll(struct cs_device *d, int timeout_ms, const sigset_t *mask)
 	return ret ? pfd.revents : 0;
 }
 
-long dev_drain(struct cs_device *d, ring_record_fn fn, void *ctx, unsigned int flags)
+static long drain_all(struct cs_device *d, const struct ring_hold *h, void *ctx,
+		      unsigned int flags)
 {
 	long total = 0, n;
 	u32 i;
@@ -225,13 +258,25 @@ long dev_drain(struct cs_device *d, ring_record_fn fn, void *ctx, unsigned int f
 	for (i = 0; i < d->nr_rings; i++) {
 		u64 before = d->rings[i].corrupt;
 
-		n = ring_drain(&d->rings[i], fn, ctx, d->bounce, flags);
+		n = drain(&d->rings[i], h, ctx, d->bounce, flags);
 		d->corrupt += d->rings[i].corrupt - before;
 		if (n < 0)
 			return n;
 		total += n;
 	}
 	return total;
+}
+
+long dev_drain(struct cs_device *d, ring_record_fn fn, void *ctx, unsigned int flags)
+{
+	const struct ring_hold h = { .fn = fn };
+
+	return drain_all(d, &h, ctx, flags);
+}
+
+long dev_drain_hold(struct cs_device *d, const struct ring_hold *h, void *ctx)
+{
+	return drain_all(d, h, ctx, RING_IN_PLACE);
 }
 
 u64 dev_lost(const struct cs_device *d)

@@ -46,6 +46,28 @@ typedef int (*ring_record_fn)(void *ctx, const void *rec, u32 size, u32 cpu);
  */
 long ring_drain(struct cs_ring *r, ring_record_fn fn, void *ctx, u8 *bounce, unsigned int flags);
 
+/*
+ * A drain that leaves most records for later (the session's samples while
+ * the workload runs): @wait looks at each record where it lies (or at its
+ * copy when it wraps) and says whether it may wait; consecutive records
+ * that may are handed to @keep as one run, bytes [from, to) of the ring,
+ * whole records, before the next record that may not goes to @fn.  One
+ * look and one copy per run instead of a call and a copy per record: the
+ * drains of a 4-second run at 1 kHz took 0.7 ms of guest time from the
+ * workload record by record.
+ */
+struct ring_hold {
+	ring_record_fn fn;
+	bool (*wait)(void *ctx, const void *rec, u32 size);
+	void (*keep)(void *ctx, const struct cs_ring *r, u64 from, u64 to, u32 nr);
+};
+
+/* ring_drain() with RING_IN_PLACE, the records @h->wait accepts kept in runs. */
+long ring_drain_hold(struct cs_ring *r, const struct ring_hold *h, void *ctx, u8 *bounce);
+
+/* Copy @len bytes from ring position @pos (wrapping) to @dst. */
+void ring_copy(const struct cs_ring *r, u64 pos, void *dst, size_t len);
+
 /* Bytes waiting in a ring. */
 u64 ring_unread(const struct cs_ring *r);
 
@@ -77,6 +99,7 @@ int dev_stop(struct cs_device *d);
  */
 int dev_poll(struct cs_device *d, int timeout_ms, const sigset_t *mask);
 long dev_drain(struct cs_device *d, ring_record_fn fn, void *ctx, unsigned int flags);
+long dev_drain_hold(struct cs_device *d, const struct ring_hold *h, void *ctx);
 /*
  * Samples every ring has dropped so far (the headers' lost counts).  The
  * module counts a drop at once but writes its LOST record only before the

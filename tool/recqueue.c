@@ -17,6 +17,7 @@ struct rq_chunk {
 	u8 data[] __attribute__((aligned(8)));
 };
 
+/* an entry: a run of whole records of one ring, @size bytes */
 struct rq_entry {
 	u32 cpu;
 	u32 size;
@@ -49,7 +50,8 @@ void rq_prepare(struct recqueue *q)
 		q->first = q->last = chunk_map(0);
 }
 
-void rq_push(struct recqueue *q, const void *rec, u32 size, u32 cpu)
+/* Room for an entry of @size bytes; returns where its records go. */
+static u8 *entry_add(struct recqueue *q, u32 size, u32 cpu)
 {
 	struct rq_entry e = { .cpu = cpu, .size = size };
 	size_t need = sizeof(e) + size;
@@ -67,14 +69,29 @@ void rq_push(struct recqueue *q, const void *rec, u32 size, u32 cpu)
 	}
 	dst = c->data + c->used;
 	memcpy(dst, &e, sizeof(e));
-	memcpy(dst + sizeof(e), rec, size);
 	c->used += need;
 	q->len += need;
+	return dst + sizeof(e);
+}
+
+void rq_push(struct recqueue *q, const void *rec, u32 size, u32 cpu)
+{
+	memcpy(entry_add(q, size, cpu), rec, size);
 	q->nr++;
 	q->nr_total++;
 	if (size >= sizeof(struct cycsample_record_header) &&
 	    ((const struct cycsample_record_header *)rec)->type == CYCSAMPLE_REC_SAMPLE)
 		q->nr_samples++;
+}
+
+void rq_push_ring(struct recqueue *q, const struct cs_ring *r, u64 from, u64 to, u32 nr)
+{
+	u32 size = to - from;
+
+	ring_copy(r, from, entry_add(q, size, r->cpu), size);
+	q->nr += nr;
+	q->nr_total += nr;
+	q->nr_samples += nr;
 }
 
 /* Unmap every chunk after @keep (all of them if @keep is NULL). */
@@ -93,6 +110,27 @@ static void unmap_after(struct recqueue *q, struct rq_chunk *keep)
 	q->first = q->last = keep;
 }
 
+/*
+ * The records of one entry, 8-aligned: entries and records are multiples
+ * of 8.  Their sizes were checked when they were drained; a size that
+ * does not fit now ends the entry.
+ */
+static int replay_entry(const u8 *data, const struct rq_entry *e, ring_record_fn fn, void *ctx)
+{
+	const struct cycsample_record_header *h;
+	u32 off = 0;
+	int ret = 0;
+
+	while (e->size - off >= sizeof(*h) && ret >= 0) {
+		h = (const void *)(data + off);
+		if (h->size < sizeof(*h) || h->size % 8 || h->size > e->size - off)
+			break;
+		ret = fn(ctx, h, h->size, e->cpu);
+		off += h->size;
+	}
+	return ret;
+}
+
 int rq_replay(struct recqueue *q, ring_record_fn fn, void *ctx)
 {
 	struct rq_chunk *c;
@@ -103,15 +141,13 @@ int rq_replay(struct recqueue *q, ring_record_fn fn, void *ctx)
 	for (c = q->first; c && ret >= 0; c = c->next) {
 		size_t off = 0;
 
-		while (off < c->used) {
+		while (off < c->used && ret >= 0) {
 			struct rq_entry e;
 
 			memcpy(&e, c->data + off, sizeof(e));
-			/* 8-aligned: entries and records are multiples of 8 */
-			ret = fn(ctx, c->data + off + sizeof(e), e.size, e.cpu);
-			if (ret < 0)
-				break;
-			off += sizeof(e) + e.size;
+			off += sizeof(e);
+			ret = replay_entry(c->data + off, &e, fn, ctx);
+			off += e.size;
 		}
 	}
 	unmap_after(q, q->first);

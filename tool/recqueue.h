@@ -6,9 +6,10 @@
  * user frame) and all the rest of a drain took about 1.4 µs of guest time
  * per sample of a 16-deep chain on arm64 6.1 under QEMU -icount, 4 times
  * what a drain that only copies the records takes; a reader that shares a
- * CPU with the workload takes that time from it.  The session queues the records here in the order it drained them,
- * and hands them to the same decoder later (Documentation/performance.rst,
- * "Records decoded after the run").
+ * CPU with the workload takes that time from it.  The session queues the
+ * records here in the order it drained them, a run of consecutive samples
+ * as one entry and one copy, and hands them to the same decoder later
+ * (Documentation/performance.rst, "Records decoded after the run").
  *
  * The queue is a list of chunks mapped with MAP_POPULATE: the kernel fills
  * a chunk's pages in one go, where a growing heap buffer took a page fault
@@ -39,6 +40,12 @@ void rq_prepare(struct recqueue *q);
 
 /* Queue a copy of @rec (8-aligned, @size a multiple of 8) from ring @cpu. */
 void rq_push(struct recqueue *q, const void *rec, u32 size, u32 cpu);
+
+/*
+ * Queue bytes [@from, @to) of ring @r, @nr whole SAMPLE records that
+ * ring_drain_hold() checked, as one entry.
+ */
+void rq_push_ring(struct recqueue *q, const struct cs_ring *r, u64 from, u64 to, u32 nr);
 
 static inline bool rq_full(const struct recqueue *q)
 {

@@ -566,7 +566,8 @@ static void rings_lost(struct drain_ctx *c, const struct cs_device *d)
 
 /*
  * While the workload runs, with the maps told by MMAP records: a sample
- * is queued, and decoded after the run, except for what cannot wait, the
+ * is queued, runs of them in one copy (ring_drain_hold()), and decoded
+ * after the run, except for what cannot wait, the
  * first read of its process's name and maps (first_sample()).  Everything
  * else is the same whenever it is decoded: the maps a sample is looked up
  * in are those of its generation and time, and a report looks them up only
@@ -574,7 +575,7 @@ static void rings_lost(struct drain_ctx *c, const struct cs_device *d)
  * once.  A LOST record ends the maps from records: what is held is decoded
  * first, and the session goes on as without them (on_record()).
  */
-static int on_record_held(void *arg, const void *rec, u32 size, u32 cpu)
+static bool held_wait(void *arg, const void *rec, u32 size)
 {
 	const struct cycsample_sample *s = rec;
 	struct drain_ctx *c = arg;
@@ -583,29 +584,45 @@ static int on_record_held(void *arg, const void *rec, u32 size, u32 cpu)
 
 	/* in the ring (RING_IN_PLACE): read only to route it, decoded from a copy */
 	if (!maps_from_records(c) || size < sizeof(*s) || s->hdr.type != CYCSAMPLE_REC_SAMPLE)
-		goto now;
+		return false;
 	/* a process's samples come in runs: look it up when the pid changes */
 	if (s->pid != c->held_pid) {
 		/* what is not a valid sample is decoded now: on_record() says why */
 		if (rec_check(rec, size, &sz, &why) != REC_VALID)
-			goto now;
+			return false;
 		fresh_add(c, s->pid);
 		c->held_pid = s->pid;
 	}
-	rq_push(&c->held, rec, size, cpu);
+	return true;
+}
+
+static void held_keep(void *arg, const struct cs_ring *r, u64 from, u64 to, u32 nr)
+{
+	struct drain_ctx *c = arg;
+
+	rq_push_ring(&c->held, r, from, to, nr);
 	if (rq_full(&c->held))
 		decode_held(c);
-	return 0;
+}
 
-now:
+static int held_now(void *arg, const void *rec, u32 size, u32 cpu)
+{
+	struct drain_ctx *c = arg;
+
 	if (rec != c->bounce) {
 		memcpy(c->bounce, rec, size);
 		rec = c->bounce;
 	}
-	if (s->hdr.type == CYCSAMPLE_REC_LOST)
+	if (((const struct cycsample_record_header *)rec)->type == CYCSAMPLE_REC_LOST)
 		decode_held(c);
 	return on_record(c, rec, size, cpu);
 }
+
+static const struct ring_hold held_ops = {
+	.fn = held_now,
+	.wait = held_wait,
+	.keep = held_keep,
+};
 
 static void status_line(const struct cs_device *d, const struct drain_ctx *c, u64 start, bool final)
 {
@@ -885,7 +902,7 @@ static int loop(const struct record_opts *o, struct cs_device *d, struct drain_c
 			pr_err("%s: poll: %s", o->device, strerror(-rev));
 			return -1;
 		}
-		dev_drain(d, on_record_held, dc, RING_IN_PLACE);
+		dev_drain_hold(d, &held_ops, dc);
 		rings_lost(dc, d);
 		fresh_settle(dc);
 		reread = reread_due(dc);
@@ -1062,7 +1079,7 @@ int session_record(const struct record_opts *o, struct profile *p, struct maps *
 	if (ret && ret != -EINVAL)
 		pr_warn("%s: stop: %s", o->device, strerror(-ret));
 	/* the last records as the others: FORK records settled before the samples */
-	dev_drain(&d, on_record_held, &dc, RING_IN_PLACE);
+	dev_drain_hold(&d, &held_ops, &dc);
 	rings_lost(&dc, &d); /* a LOST record a full ring could not take */
 	fresh_settle(&dc);
 	decode_held(&dc);

@@ -9,12 +9,14 @@
 # Environment:
 #   REPS (3)          repetitions of every cost run
 #   FREQS ("1000 4000 10000 20000"), WORKLOADS ("demo deep16 mt")
-#   NSAMP (1000)      samples a cost run takes at the requested rate: the
+#   NSAMP (4000)      samples a cost run takes at the requested rate: the
 #                     work shrinks as the rate grows, so that every figure
-#                     rests on about as many samples
-#   LOW_NSAMP (4000)  the same below 4 kHz: a run's own jitter (tens of
-#                     microseconds a second) weighs more against the few
-#                     samples of a slow rate, so those runs last longer
+#                     rests on about as many samples.  A run's own jitter,
+#                     tens of microseconds a second, weighs against the
+#                     2 ms of sampling cost in 1000 samples at 1 kHz (3 %
+#                     between boots); and 4000 samples fill the default
+#                     ring past its watermark, so the readers' drains
+#                     during the run count, as in a real session
 #   PIN (1)           run the single-threaded workloads and their sampler on
 #                     CPU 0 (below)
 #   LOSS_FREQS ("10000 20000"), LOSS_SECS (1): mt for LOSS_SECS guest seconds
@@ -50,8 +52,7 @@ PERF_DIR=/tmp/perf
 REPS=${REPS:-3}
 FREQS=${FREQS:-"1000 4000 10000 20000"}
 WORKLOADS=${WORKLOADS:-"demo deep16 mt"}
-NSAMP=${NSAMP:-1000}
-LOW_NSAMP=${LOW_NSAMP:-4000}
+NSAMP=${NSAMP:-4000}
 PIN=${PIN:-1}
 LOSS_FREQS=${LOSS_FREQS:-"10000 20000"}
 LOSS_SECS=${LOSS_SECS:-1}
@@ -95,18 +96,16 @@ samp()
 }
 
 # The work of one cost run: a size that takes about NSAMP samples at FREQ
-# Hz per CPU (LOW_NSAMP below 4 kHz).  Rates of work in guest time,
-# measured under -icount on arm64-6.1 (the same within 7 % on 6.12 and
-# 7.3): deep16 21200 units/s, demo 166 rounds/s, mt 8300 units/s with
-# both CPUs at work (2 CPUs sampled).
+# Hz per CPU.  Rates of work in guest time, measured under -icount on
+# arm64-6.1 (the same within 7 % on 6.12 and 7.3): deep16 21200 units/s,
+# demo 166 rounds/s, mt 8300 units/s with both CPUs at work (2 CPUs
+# sampled).
 size_of()
 {
-	n=$NSAMP
-	[ "$2" -lt 4000 ] && n=$LOW_NSAMP
 	case $1 in
-	deep16) echo $((21200 * n / $2)) ;;
-	demo) echo $((166 * n / $2 + 1)) ;;
-	mt) echo $((8300 * n / $2 / 2)) ;;
+	deep16) echo $((21200 * NSAMP / $2)) ;;
+	demo) echo $((166 * NSAMP / $2 + 1)) ;;
+	mt) echo $((8300 * NSAMP / $2 / 2)) ;;
 	esac
 }
 
@@ -348,7 +347,7 @@ echo "@info kernel=$(uname -r) cpus=$(grep -c ^processor /proc/cpuinfo) \
 perf=$(perf_cmd version 2>&1 | tr ' ' _) cycread=$(cycread -V 2>&1 | head -n 1 | tr ' ' _) \
 mlock_kb=$(cat /proc/sys/kernel/perf_event_mlock_kb) \
 cpu_time_max_percent=$(cat /proc/sys/kernel/perf_cpu_time_max_percent) \
-reps=$REPS nsamp=$NSAMP low_nsamp=$LOW_NSAMP pin=$PIN aslr=0"
+reps=$REPS nsamp=$NSAMP pin=$PIN aslr=0"
 [ $# -gt 0 ] || set -- cost loss agree depth
 echo 0 >$ASLR
 for ph in "$@"; do

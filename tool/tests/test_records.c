@@ -13,7 +13,7 @@
 #include "../records.h"
 #include "../recqueue.h"
 
-#define RING_SIZE 256
+#define RING_SIZE 1024
 
 /* A ring the way the module lays it out, producer side written here. */
 struct test_ring {
@@ -325,6 +325,80 @@ static void test_recqueue(void)
 	ok(!q.first && !q.len, "freed");
 }
 
+/* ring_drain_hold(): what it kept and what it decoded at once, in order */
+struct hold_log {
+	struct recqueue q;
+	char ev[32]; /* K: a run kept, N: a record decoded now */
+	u32 nr[32];
+	u32 n;
+};
+
+static bool hold_samples(void *ctx, const void *rec, u32 size)
+{
+	(void)ctx;
+	return size >= sizeof(struct cycsample_sample) &&
+	       ((const struct cycsample_record_header *)rec)->type == CYCSAMPLE_REC_SAMPLE;
+}
+
+static void hold_keep(void *ctx, const struct cs_ring *r, u64 from, u64 to, u32 nr)
+{
+	struct hold_log *l = ctx;
+
+	rq_push_ring(&l->q, r, from, to, nr);
+	l->ev[l->n] = 'K';
+	l->nr[l->n++] = nr;
+}
+
+static int hold_now(void *ctx, const void *rec, u32 size, u32 cpu)
+{
+	struct hold_log *l = ctx;
+
+	l->ev[l->n] = 'N';
+	l->nr[l->n++] = ((const struct cycsample_record_header *)rec)->type;
+	return size && cpu == 3 ? 0 : -EINVAL;
+}
+
+static void test_drain_hold(void)
+{
+	static const struct ring_hold ops = { .fn = hold_now,
+					      .wait = hold_samples,
+					      .keep = hold_keep };
+	struct seen w = { .stop_at = -1 };
+	struct hold_log l = { 0 };
+	struct test_ring t;
+	u8 bounce[RING_SIZE];
+	u64 buf[64];
+	u32 i, size = make_sample(buf, 1, 7, 2, 0, 2);
+	bool times = true;
+
+	/* S S S LOST S S S EXEC S, the fifth sample across the end of the ring */
+	ring_init(&t, 3, RING_SIZE * 5 - 3 * size - sizeof(struct cycsample_lost) - size - 16);
+	for (i = 0; i < 9; i++) {
+		if (i == 3)
+			produce(&t, buf, make_lost(buf, 10 + i, 1));
+		else if (i == 7)
+			produce(&t, buf, make_task(buf, CYCSAMPLE_REC_EXEC, 10 + i, 7, "p"));
+		else
+			produce(&t, buf, make_sample(buf, 10 + i, 7, 2, 0, 2));
+	}
+	is_u64(ring_drain_hold(&t.r, &ops, &l, bounce), 9, "drain_hold: nine records drained");
+	l.ev[l.n] = '\0';
+	is_str(l.ev, "KNKNK", "runs kept before each record decoded at once, in order");
+	ok(l.nr[0] == 3 && l.nr[1] == CYCSAMPLE_REC_LOST && l.nr[2] == 3 &&
+		   l.nr[3] == CYCSAMPLE_REC_EXEC && l.nr[4] == 1,
+	   "runs of 3, 3 and 1 samples around the LOST and EXEC records");
+	is_u64(t.hdr.data_tail, t.hdr.data_head, "tail published at head");
+	is_u64(l.q.nr_samples, 7, "seven samples queued");
+	is_u64(rq_replay(&l.q, note_record, &w), 0, "the queue replays");
+	is_u64(w.n, 7, "... record by record");
+	for (i = 0; i < 7 && i < 8; i++)
+		if (w.first_word[i] != 10 + i + (i >= 3) + (i >= 6) || w.size[i] != size ||
+		    w.cpu[i] != 3)
+			times = false;
+	ok(times, "each sample whole, in order, with its ring's cpu (the one across the end too)");
+	rq_free(&l.q);
+}
+
 static void test_task_events(void)
 {
 	struct test_ring t;
@@ -572,6 +646,7 @@ int main(void)
 	test_wrap();
 	test_in_place();
 	test_recqueue();
+	test_drain_hold();
 	test_task_events();
 	test_corrupt();
 	test_merge();
