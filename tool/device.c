@@ -249,8 +249,7 @@ int dev_poll(struct cs_device *d, int timeout_ms, const sigset_t *mask)
 	return ret ? pfd.revents : 0;
 }
 
-static long drain_all(struct cs_device *d, const struct ring_hold *h, void *ctx,
-		      unsigned int flags)
+static long drain_all(struct cs_device *d, const struct ring_hold *h, void *ctx, unsigned int flags)
 {
 	long total = 0, n;
 	u32 i;
