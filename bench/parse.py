@@ -146,6 +146,8 @@ def agreement(pa, pb, top=10):
 # --- derived figures ---------------------------------------------------------
 
 TOOLS = ("cycsample", "perf", "cycsample-nocg", "perf-nocg")
+TOOL_TITLE = {"cycsample": "cycsample -g", "perf": "perf -g", "cycsample-nocg": "cycsample",
+              "perf-nocg": "perf"}
 # The pairs the goals compare: cycsample's figure over perf's.
 PAIRS = (("cg", "cycsample", "perf"), ("nocg", "cycsample-nocg", "perf-nocg"))
 
@@ -527,6 +529,26 @@ def md_repeat(rows):
     return "\n".join(o) + "\n"
 
 
+def rst_repeat(rows):
+    """Repeatability in performance.rst's markup: one line per kernel, workload and
+    rate, each tool's change of its per-sample median since the previous run."""
+    if not rows:
+        return ""
+    cells = {}
+    for r in rows:
+        cells.setdefault((r["kernel"], r["wl"], r["freq"]), {})[r["tool"]] = r["change"]
+    tools = [t for t in TOOLS if any(t in c for c in cells.values())]
+    out = []
+    for (k, wl, f), c in cells.items():
+        out.append([k.replace("arm64-", ""), wl, f] +
+                   ["%+.1f %%" % (100 * c[t]) if t in c else "-" for t in tools])
+    beyond = sum(1 for r in rows if abs(r["change"]) >= 0.02)
+    return "\n".join(["Repeatability: per-sample medians, change since the previous run",
+                      "", "%d figures, %d of them by 2 %% or more." % (len(rows), beyond), "",
+                      rst_table(["kernel", "workload", "Hz"] + [TOOL_TITLE[t] for t in tools],
+                                out), ""])
+
+
 def md_host(h):
     o = ["## Host: symbolization and report scaling\n"]
     i = h["info"]
@@ -652,6 +674,7 @@ def main():
     with open(os.path.join(out, "results.rst"), "w") as f:
         f.write("\n".join(rst_kernel(k, {"info": v["info"]}, v["derived"])
                           for k, v in res["kernels"].items()))
+        f.write("\n" + rst_repeat(res.get("repeatability", [])))
 
 
 if __name__ == "__main__":
