@@ -315,14 +315,15 @@ phase_agree()
 	SIZE=60
 	pin=$(pin_of demo)
 	for f in 4000 "$AGREE_PERIOD"; do
-		tag=demo
-		case $f in c*) tag=demo-fixed ;; esac
+		# not $tag: busybox sh has no local variables, and run_cyc sets tag
+		name=demo
+		case $f in c*) name=demo-fixed ;; esac
 		# shellcheck disable=SC2086
 		run_cyc agree demo "$f" 1 "-g" $pin -- ./benchwork run ./demo $SIZE
-		file_cyc "$tag-cycsample"
+		file_cyc "$name-cycsample"
 		# shellcheck disable=SC2086
 		run_perf agree demo "$f" 1 "-g" $pin -- ./benchwork run ./demo $SIZE
-		file_perf "$tag-perf"
+		file_perf "$name-perf"
 	done
 	SIZE=3000
 	run_cyc agree mt 4000 1 "-g" -- ./benchwork mt 2 $SIZE
