@@ -4,8 +4,10 @@
  *
  * Ring protocol (uapi/linux/cycsample.h): the module publishes data_head
  * with a release store after writing a record; we load it with acquire,
- * copy the records in [tail, head) out, and publish data_tail with a
- * release store, which lets the module reuse the space.
+ * read the records in [tail, head) (each header where it lies, a record
+ * copied out unless the caller takes it in place, runs of held records
+ * copied in one piece) and publish data_tail with a release store, which
+ * lets the module reuse the space.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -76,6 +78,10 @@ static long drain(struct cs_ring *r, const struct ring_hold *h, void *ctx, u8 *b
 		}
 		n++;
 		if (h->wait && h->wait(ctx, rec, hd.size)) {
+			if (run_nr && tail + hd.size - run > RING_RUN_MAX) {
+				h->keep(ctx, r, run, tail, run_nr);
+				run_nr = 0;
+			}
 			if (!run_nr++)
 				run = tail;
 			tail += hd.size;

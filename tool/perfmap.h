@@ -27,6 +27,7 @@ struct jitmap {
 	bool present; /* a map file was found */
 	u64 loaded_at; /* now_ns() of the last (re)load, live sessions */
 	bool reread; /* reloaded at the report's first miss (live sessions) */
+	long owner_uid; /* of the process when last seen alive, -1: never seen */
 };
 
 /*

@@ -112,10 +112,11 @@ static void unmap_after(struct recqueue *q, struct rq_chunk *keep)
 
 /*
  * The records of one entry, 8-aligned: entries and records are multiples
- * of 8.  Their sizes were checked when they were drained; a size that
- * does not fit now ends the entry.
+ * of 8.  A run's record sizes are read again from the copy: one that does
+ * not fit now ends the entry, counted.
  */
-static int replay_entry(const u8 *data, const struct rq_entry *e, ring_record_fn fn, void *ctx)
+static int replay_entry(struct recqueue *q, const u8 *data, const struct rq_entry *e,
+			ring_record_fn fn, void *ctx)
 {
 	const struct cycsample_record_header *h;
 	u32 off = 0;
@@ -128,6 +129,8 @@ static int replay_entry(const u8 *data, const struct rq_entry *e, ring_record_fn
 		ret = fn(ctx, h, h->size, e->cpu);
 		off += h->size;
 	}
+	if (ret >= 0 && off != e->size)
+		q->corrupt++;
 	return ret;
 }
 
@@ -146,7 +149,7 @@ int rq_replay(struct recqueue *q, ring_record_fn fn, void *ctx)
 
 			memcpy(&e, c->data + off, sizeof(e));
 			off += sizeof(e);
-			ret = replay_entry(c->data + off, &e, fn, ctx);
+			ret = replay_entry(q, c->data + off, &e, fn, ctx);
 			off += e.size;
 		}
 	}

@@ -33,17 +33,22 @@ struct recqueue {
 	u64 nr_samples; /* ... of which SAMPLE records */
 	u64 nr_total; /* records ever queued */
 	u32 nr_replays; /* times the queue was decoded */
+	u64 corrupt; /* records dropped at replay: a size that no longer fit */
 };
 
-/* Map the first chunk now, before the workload runs (else rq_push() does). */
+/* Map the first chunk now, before the workload runs (else the first push does). */
 void rq_prepare(struct recqueue *q);
 
-/* Queue a copy of @rec (8-aligned, @size a multiple of 8) from ring @cpu. */
+/*
+ * Queue a copy of @rec (8-aligned, @size a multiple of 8 and the size its
+ * header gives) from ring @cpu.
+ */
 void rq_push(struct recqueue *q, const void *rec, u32 size, u32 cpu);
 
 /*
- * Queue bytes [@from, @to) of ring @r, @nr whole SAMPLE records that
- * ring_drain_hold() checked, as one entry.
+ * Queue bytes [@from, @to) of ring @r, @nr whole records that
+ * ring_drain_hold() checked, as one entry; all of them count as SAMPLE
+ * records (the session holds nothing else).
  */
 void rq_push_ring(struct recqueue *q, const struct cs_ring *r, u64 from, u64 to, u32 nr);
 
@@ -55,8 +60,11 @@ static inline bool rq_full(const struct recqueue *q)
 /*
  * Hand every queued record to @fn in the order queued, 8-aligned, as
  * ring_drain() would have, and empty the queue (its first chunk is kept for
- * what comes next).  Stops at @fn's first negative return, which it
- * returns; the records not yet handed on are dropped with the rest.
+ * what comes next).  The copy is checked again: where a record's size no
+ * longer fits its entry (the ring changed under the drain), the rest of the
+ * entry is dropped and counted in @q->corrupt.  Stops at @fn's first
+ * negative return, which it returns; the records not yet handed on are
+ * dropped with the rest.
  */
 int rq_replay(struct recqueue *q, ring_record_fn fn, void *ctx);
 

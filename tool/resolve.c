@@ -182,26 +182,36 @@ u32 res_kernel(struct resolver *r, u64 addr)
 	return i;
 }
 
-/* (Re)read the process's perf map, while it still exists. */
+/*
+ * (Re)read the process's perf map.  The file must belong to the process's
+ * user (or root), as perf requires; once the process is gone, to the user
+ * it had when last seen.  When no file is found (a JIT may delete its map
+ * when it exits), what was read before is kept.
+ */
 static void jit_load_live(struct resolver *r, struct jitmap *j)
 {
+	struct jitmap fresh = { .pid = j->pid, .owner_uid = j->owner_uid };
 	struct stat st;
 	char path[4096];
-	long uid = -1;
 	u32 pid = j->pid;
 
-	jitmap_free(j);
-	j->pid = pid;
 	j->loaded_at = now_ns();
 	snprintf(path, sizeof(path), "/proc/%u", pid);
 	if (!stat(path, &st))
-		uid = st.st_uid;
+		j->owner_uid = fresh.owner_uid = st.st_uid;
 	/* the process's /tmp first (containers), then ours */
 	snprintf(path, sizeof(path), "/proc/%u/root%s/perf-%u.map", pid, r->jit_dir, pid);
-	if (jitmap_load(j, path, uid)) {
+	if (jitmap_load(&fresh, path, fresh.owner_uid)) {
 		snprintf(path, sizeof(path), "%s/perf-%u.map", r->jit_dir, pid);
-		jitmap_load(j, path, uid);
+		if (jitmap_load(&fresh, path, fresh.owner_uid)) {
+			jitmap_free(&fresh);
+			return;
+		}
 	}
+	fresh.loaded_at = j->loaded_at;
+	fresh.reread = j->reread;
+	jitmap_free(j);
+	*j = fresh;
 }
 
 struct jitmap *res_jitmap(struct resolver *r, u32 pid, bool create)
@@ -215,6 +225,7 @@ struct jitmap *res_jitmap(struct resolver *r, u32 pid, bool create)
 		return NULL;
 	j = xcalloc(1, sizeof(*j));
 	j->pid = pid;
+	j->owner_uid = -1;
 	if (r->live)
 		jit_load_live(r, j);
 	VEC_GROW(r->jits, r->nr_jits, r->alloc_jits);

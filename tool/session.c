@@ -1093,9 +1093,9 @@ int session_record(const struct record_opts *o, struct profile *p, struct maps *
 	maps_parse_pending(ms);
 	if (!dev_info(&d))
 		copy_info(&p->meta, &d.info);
-	if (d.corrupt)
+	if (d.corrupt + dc.held.corrupt)
 		pr_warn("%llu times a ring held impossible data; records were skipped",
-			(unsigned long long)d.corrupt);
+			(unsigned long long)(d.corrupt + dc.held.corrupt));
 	dev_close(&d);
 	rq_free(&dc.held);
 	free(dc.fresh);

@@ -1443,6 +1443,27 @@ static void test_perfmap(void)
 	maps_free(&ms);
 	unlink(path);
 	free(path);
+
+	/* live: a map deleted before the report (a JIT that cleans up) is not forgotten */
+	maps_init(&ms, false);
+	res_init(&r, &ms, true);
+	r.jit_dir = fx_tmpdir();
+	maps_read(&ms, 99999991, 0, "7f0000000000-7f0000100000 r-xp 00000000 00:00 0\n");
+	path = fx_path("perf-99999991.map");
+	f = fopen(path, "w");
+	fprintf(f, "7f0000003000 100 read_while_alive\n");
+	fclose(f);
+	j2 = res_jitmap(&r, 99999991, true);
+	ok(j2->present && j2->nr == 1, "live: the map read while the process ran");
+	unlink(path);
+	fi = res_fi(&r, res_user(&r, 99999991, 0, 0x7f0000008000));
+	ok(fi->reason == UR_JIT_NO_MAP, "live: a miss after the map was deleted");
+	fi = res_fi(&r, res_user(&r, 99999991, 0, 0x7f0000003010));
+	is_str(res_str(&r, fi->func), "read_while_alive",
+	       "live: what was read before the file went is kept");
+	res_free(&r);
+	maps_free(&ms);
+	free(path);
 }
 
 static void test_kallsyms(void)

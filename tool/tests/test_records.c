@@ -314,6 +314,15 @@ static void test_recqueue(void)
 	   "records handed on 8-aligned");
 	free(big);
 
+	/* a record whose size does not fit its entry ends it, counted */
+	make_sample(buf, 1, 1, 0, 0, 1);
+	rq_push(&q, buf, 16, 0);
+	rq_push(&q, buf, make_lost(buf, 2, 9), 1);
+	w.n = 0;
+	is_u64(rq_replay(&q, note_record, &w), 0, "a queue with a record larger than its entry");
+	ok(w.n == 1 && w.cpu[0] == 1, "... replays the entries after it");
+	is_u64(q.corrupt, 1, "... and counts the one it dropped");
+
 	/* a callback's error stops the replay and empties the queue */
 	for (i = 0; i < 3; i++)
 		rq_push(&q, buf, make_lost(buf, 3 + i, 1), 0);
@@ -331,6 +340,8 @@ struct hold_log {
 	char ev[32]; /* K: a run kept, N: a record decoded now */
 	u32 nr[32];
 	u32 n;
+	struct seen *w; /* the records replayed */
+	u32 at_lost; /* replayed when the LOST record came, as the session does */
 };
 
 static bool hold_samples(void *ctx, const void *rec, u32 size)
@@ -355,6 +366,10 @@ static int hold_now(void *ctx, const void *rec, u32 size, u32 cpu)
 
 	l->ev[l->n] = 'N';
 	l->nr[l->n++] = ((const struct cycsample_record_header *)rec)->type;
+	if (((const struct cycsample_record_header *)rec)->type == CYCSAMPLE_REC_LOST) {
+		rq_replay(&l->q, note_record, l->w);
+		l->at_lost = l->w->n;
+	}
 	return size && cpu == 3 ? 0 : -EINVAL;
 }
 
@@ -364,7 +379,7 @@ static void test_drain_hold(void)
 					      .wait = hold_samples,
 					      .keep = hold_keep };
 	struct seen w = { .stop_at = -1 };
-	struct hold_log l = { 0 };
+	struct hold_log l = { .w = &w };
 	struct test_ring t;
 	u8 bounce[RING_SIZE];
 	u64 buf[64];
@@ -388,10 +403,12 @@ static void test_drain_hold(void)
 		   l.nr[3] == CYCSAMPLE_REC_EXEC && l.nr[4] == 1,
 	   "runs of 3, 3 and 1 samples around the LOST and EXEC records");
 	is_u64(t.hdr.data_tail, t.hdr.data_head, "tail published at head");
-	is_u64(l.q.nr_samples, 7, "seven samples queued");
+	is_u64(l.at_lost, 3, "the three samples before the LOST record are replayed before it");
+	is_u64(l.q.nr_total, 7, "seven samples queued");
 	is_u64(rq_replay(&l.q, note_record, &w), 0, "the queue replays");
 	is_u64(w.n, 7, "... record by record");
-	for (i = 0; i < 7 && i < 8; i++)
+	is_u64(l.q.corrupt, 0, "... every size fitting its entry");
+	for (i = 0; i < 7; i++)
 		if (w.first_word[i] != 10 + i + (i >= 3) + (i >= 6) || w.size[i] != size ||
 		    w.cpu[i] != 3)
 			times = false;
