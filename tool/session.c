@@ -567,8 +567,8 @@ static void rings_lost(struct drain_ctx *c, const struct cs_device *d)
 /*
  * While the workload runs, with the maps told by MMAP records: a sample
  * is queued, runs of them in one copy (ring_drain_hold()), and decoded
- * after the run, except for what cannot wait, the
- * first read of its process's name and maps (first_sample()).  Everything
+ * after the run, except for what cannot wait, the first read of its
+ * process's name and maps (first_sample()).  Everything
  * else is the same whenever it is decoded: the maps a sample is looked up
  * in are those of its generation and time, and a report looks them up only
  * after the run.  Other records are few (EXEC, EXIT, MMAP) and decoded at
