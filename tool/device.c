@@ -38,6 +38,25 @@ u64 ring_unread(const struct cs_ring *r)
 }
 
 /*
+ * Does the record wait?  A sample of *@pid (the process of the sample
+ * @h->wait accepted last) does without asking; UINT32_MAX: ask.
+ */
+static bool waits(const struct ring_hold *h, void *ctx, const u8 *rec, u32 size, u32 *pid)
+{
+	const struct cycsample_sample *s = (const void *)rec;
+	bool sample = size >= sizeof(*s) && s->hdr.type == CYCSAMPLE_REC_SAMPLE;
+
+	if (!h->wait)
+		return false;
+	if (sample && s->pid == *pid)
+		return true;
+	if (!h->wait(ctx, rec, size))
+		return false;
+	*pid = sample ? s->pid : UINT32_MAX;
+	return true;
+}
+
+/*
  * The one drain loop: every record to @h->fn, except those @h->wait
  * accepts, which go to @h->keep in runs (ring_drain_hold()).
  */
@@ -50,7 +69,7 @@ static long drain(struct cs_ring *r, const struct ring_hold *h, void *ctx, u8 *b
 	struct cycsample_record_header hd;
 	const u8 *rec;
 	long n = 0;
-	u32 run_nr = 0;
+	u32 run_nr = 0, run_pid = UINT32_MAX;
 	int ret = 0;
 
 	if (head - tail > r->size || tail % 8) {
@@ -77,10 +96,11 @@ static long drain(struct cs_ring *r, const struct ring_hold *h, void *ctx, u8 *b
 			rec = bounce;
 		}
 		n++;
-		if (h->wait && h->wait(ctx, rec, hd.size)) {
+		if (waits(h, ctx, rec, hd.size, &run_pid)) {
 			if (run_nr && tail + hd.size - run > RING_RUN_MAX) {
 				h->keep(ctx, r, run, tail, run_nr);
 				run_nr = 0;
+				run_pid = UINT32_MAX;
 			}
 			if (!run_nr++)
 				run = tail;
@@ -92,6 +112,7 @@ static long drain(struct cs_ring *r, const struct ring_hold *h, void *ctx, u8 *b
 			h->keep(ctx, r, run, tail, run_nr);
 			run_nr = 0;
 		}
+		run_pid = UINT32_MAX;
 		tail += hd.size;
 		ret = h->fn(ctx, rec, hd.size, r->cpu);
 		if (ret < 0)

@@ -57,6 +57,12 @@ long ring_drain(struct cs_ring *r, ring_record_fn fn, void *ctx, u8 *bounce, uns
  * entry per record: the drains of a 4-second run at 1 kHz took 0.7 ms of
  * guest time from the workload record by record.  What @keep copies is
  * read from the ring again: whoever replays it checks the sizes again.
+ *
+ * @wait is not asked again about a SAMPLE record of the process whose
+ * sample it accepted last, until a record goes to @fn or a run to @keep:
+ * such a sample waits too.  @wait must answer so (it may look at a sample
+ * more closely only when its pid changes): asking it of every record was
+ * a quarter of a drain's time.
  */
 #define RING_RUN_MAX (256U << 10)
 

@@ -271,6 +271,8 @@ static void test_recqueue(void)
 	prof_init(&a);
 	prof_init(&b);
 	rq_prepare(&q);
+	/* where the kernel has transparent huge pages, a chunk is one of them */
+	ok(q.first && !((uintptr_t)q.first & ((2U << 20) - 1)), "the first chunk is 2 MiB aligned");
 	for (i = 0; i < 40; i++) {
 		ring_init(&t, i % 3, RING_SIZE * i - 8 * i);
 		size = i % 5 ? make_sample(buf, 100 + i, 30 + i % 4, i % 3, i % 3, i % 7)
@@ -305,6 +307,8 @@ static void test_recqueue(void)
 	((struct cycsample_record_header *)big)->size = big_size;
 	big[big_size / 8 - 1] = 0x1234;
 	rq_push(&q, big, big_size, 5);
+	ok(!((uintptr_t)q.last & ((2U << 20) - 1)),
+	   "a chunk for a record over 2 MiB is aligned too");
 	rq_push(&q, buf, make_lost(buf, 2, 9), 6);
 	is_u64(rq_replay(&q, note_record, &w), 0, "a queue with a record over a chunk replays");
 	ok(w.n == 3 && w.size[1] == big_size && w.cpu[0] == 4 && w.cpu[1] == 5 && w.cpu[2] == 6,
@@ -414,6 +418,59 @@ static void test_drain_hold(void)
 			times = false;
 	ok(times, "each sample whole, in order, with its ring's cpu (the one across the end too)");
 	rq_free(&l.q);
+}
+
+/* ring_drain_hold(): @wait asked once per process's run of samples */
+struct ask_log {
+	struct hold_log l;
+	char asked[16]; /* the pid digit of each sample asked about, X: another record */
+	u32 n;
+};
+
+static bool hold_but_9(void *ctx, const void *rec, u32 size)
+{
+	const struct cycsample_sample *s = rec;
+	struct ask_log *a = ctx;
+
+	if (!hold_samples(ctx, rec, size)) {
+		a->asked[a->n++] = 'X';
+		return false;
+	}
+	a->asked[a->n++] = '0' + s->pid;
+	return s->pid != 9;
+}
+
+static void test_drain_hold_asks(void)
+{
+	static const struct ring_hold ops = { .fn = hold_now,
+					      .wait = hold_but_9,
+					      .keep = hold_keep };
+	static const u32 pid[] = { 7, 7, 7, 8, 8, 0, 8, 9, 9, 7 };
+	struct seen w = { .stop_at = -1 };
+	struct ask_log a = { .l = { .w = &w } };
+	struct test_ring t;
+	u8 bounce[RING_SIZE];
+	u64 buf[64];
+	u32 i;
+
+	ring_init(&t, 3, 0);
+	for (i = 0; i < ARRAY_SIZE(pid); i++) {
+		if (!pid[i])
+			produce(&t, buf, make_task(buf, CYCSAMPLE_REC_EXEC, 10 + i, 8, "p"));
+		else
+			produce(&t, buf, make_sample(buf, 10 + i, pid[i], 3, 0, 1));
+	}
+	is_u64(ring_drain_hold(&t.r, &ops, &a, bounce), ARRAY_SIZE(pid), "drain_hold: ten records");
+	a.asked[a.n] = '\0';
+	/*
+	 * asked at 7 and at 8, not again for the same process; after the EXEC
+	 * (decoded now) at 8 again; a refused sample does not count as accepted
+	 */
+	is_str(a.asked, "78X8997", "wait asked only when the process changes or after a record");
+	a.l.ev[a.l.n] = '\0';
+	is_str(a.l.ev, "KNKNNK", "runs 7 7 7 8 8, EXEC, 8, two refused, 7");
+	is_u64(a.l.q.nr_total, 7, "seven samples queued");
+	rq_free(&a.l.q);
 }
 
 static void test_task_events(void)
@@ -664,6 +721,7 @@ int main(void)
 	test_in_place();
 	test_recqueue();
 	test_drain_hold();
+	test_drain_hold_asks();
 	test_task_events();
 	test_corrupt();
 	test_merge();
