@@ -16,7 +16,9 @@
 #                     2 ms of sampling cost in 1000 samples at 1 kHz (3 %
 #                     between boots); and 4000 samples fill the default
 #                     ring past its watermark, so the readers' drains
-#                     during the run count, as in a real session
+#                     during the run count, as in a real session (not
+#                     perf's without callchains: its records, under 64
+#                     bytes, stay below the watermark)
 #   PIN (1)           run the single-threaded workloads and their sampler on
 #                     CPU 0 (below)
 #   LOSS_FREQS ("10000 20000"), LOSS_SECS (1): mt for LOSS_SECS guest seconds
