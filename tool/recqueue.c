@@ -73,7 +73,7 @@ static struct rq_chunk *chunk_map(size_t need)
 
 	size = (size + RQ_CHUNK_BYTES - 1) & ~(RQ_CHUNK_BYTES - 1);
 	c = map_aligned(size);
-	/* no huge pages (none configured, "never", 16 KiB pages): 4 KiB ones, as asked */
+	/* without huge pages (none, "never", 32 MiB ones with 16 KiB pages): base pages */
 	madvise(c, size, MADV_HUGEPAGE);
 	populate((u8 *)c, size);
 	c->next = NULL;
