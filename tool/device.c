@@ -48,7 +48,7 @@ static bool waits(const struct ring_hold *h, void *ctx, const u8 *rec, u32 size,
 
 	if (!h->wait)
 		return false;
-	if (sample && s->pid == *pid)
+	if (sample && *pid != UINT32_MAX && s->pid == *pid)
 		return true;
 	if (!h->wait(ctx, rec, size))
 		return false;

@@ -586,7 +586,7 @@ static bool held_wait(void *arg, const void *rec, u32 size)
 	if (!maps_from_records(c) || size < sizeof(*s) || s->hdr.type != CYCSAMPLE_REC_SAMPLE)
 		return false;
 	/* a process's samples come in runs: look it up when the pid changes */
-	if (s->pid != c->held_pid) {
+	if (s->pid != c->held_pid || s->pid == UINT32_MAX) {
 		/* what is not a valid sample is decoded now: on_record() says why */
 		if (rec_check(rec, size, &sz, &why) != REC_VALID)
 			return false;

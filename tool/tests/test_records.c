@@ -271,7 +271,7 @@ static void test_recqueue(void)
 	prof_init(&a);
 	prof_init(&b);
 	rq_prepare(&q);
-	/* where the kernel has transparent huge pages, a chunk is one of them */
+	/* aligned, so that a chunk can be one transparent huge page */
 	ok(q.first && !((uintptr_t)q.first & ((2U << 20) - 1)), "the first chunk is 2 MiB aligned");
 	for (i = 0; i < 40; i++) {
 		ring_init(&t, i % 3, RING_SIZE * i - 8 * i);
@@ -436,8 +436,8 @@ static bool hold_but_9(void *ctx, const void *rec, u32 size)
 		a->asked[a->n++] = 'X';
 		return false;
 	}
-	a->asked[a->n++] = '0' + s->pid;
-	return s->pid != 9;
+	a->asked[a->n++] = s->pid == UINT32_MAX ? 'M' : '0' + s->pid;
+	return s->pid != 9 && s->pid != UINT32_MAX;
 }
 
 static void test_drain_hold_asks(void)
@@ -445,7 +445,8 @@ static void test_drain_hold_asks(void)
 	static const struct ring_hold ops = { .fn = hold_now,
 					      .wait = hold_but_9,
 					      .keep = hold_keep };
-	static const u32 pid[] = { 7, 7, 7, 8, 8, 0, 8, 9, 9, 7 };
+	/* UINT32_MAX first: the drain's "no process yet", a real pid to ask about */
+	static const u32 pid[] = { UINT32_MAX, 7, 7, 7, 8, 8, 0, 8, 9, 9, 7 };
 	struct seen w = { .stop_at = -1 };
 	struct ask_log a = { .l = { .w = &w } };
 	struct test_ring t;
@@ -460,15 +461,16 @@ static void test_drain_hold_asks(void)
 		else
 			produce(&t, buf, make_sample(buf, 10 + i, pid[i], 3, 0, 1));
 	}
-	is_u64(ring_drain_hold(&t.r, &ops, &a, bounce), ARRAY_SIZE(pid), "drain_hold: ten records");
+	is_u64(ring_drain_hold(&t.r, &ops, &a, bounce), ARRAY_SIZE(pid), "drain_hold: 11 records");
 	a.asked[a.n] = '\0';
 	/*
 	 * asked at 7 and at 8, not again for the same process; after the EXEC
 	 * (decoded now) at 8 again; a refused sample does not count as accepted
 	 */
-	is_str(a.asked, "78X8997", "wait asked only when the process changes or after a record");
+	is_str(a.asked, "M78X8997", "wait asked only when the process changes or after a record");
 	a.l.ev[a.l.n] = '\0';
-	is_str(a.l.ev, "KNKNNK", "runs 7 7 7 8 8, EXEC, 8, two refused, 7");
+	is_str(a.l.ev, "NKNKNNK",
+	       "pid UINT32_MAX refused; runs 7 7 7 8 8, EXEC, 8, two refused, 7");
 	is_u64(a.l.q.nr_total, 7, "seven samples queued");
 	rq_free(&a.l.q);
 }
