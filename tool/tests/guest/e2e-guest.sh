@@ -279,10 +279,16 @@ check $? "deleted binary still resolves (map_files)"
 kill $pid
 wait $pid 2>/dev/null
 
-# 6. JIT code named through /tmp/perf-PID.map
-$C --folded -- $D/jitdemo 200 >$T/jit.folded 2>/dev/null
+# 6. JIT code named through /tmp/perf-PID.map (failed twice in 6.1 boots with
+# two PMUs, never by hand: on failure, say what cycread saw)
+$C -v --folded -- $D/jitdemo 200 >$T/jit.folded 2>$T/jit.err
 [ "$(leaf_count $T/jit.folded jit_spin)" -gt 0 ]
-check $? "JIT code named from /tmp/perf-PID.map"
+st=$?
+check $st "JIT code named from /tmp/perf-PID.map"
+if [ $st -ne 0 ]; then
+	awk '{ print $NF, $0 }' $T/jit.folded | sort -rn | head -n 5 | sed 's/^/# folded: /'
+	grep -i "jit\|perf-\|anon\|map" $T/jit.err | head -n 20 | sed 's/^/# stderr: /'
+fi
 
 # 7. kptr_restrict hides kernel addresses even from root: say so
 old=$(cat /proc/sys/kernel/kptr_restrict)
