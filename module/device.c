@@ -70,6 +70,11 @@ static int cycs_check_config(struct cycsample_config *cfg)
 	/* FORK records stand in for maps that only MMAP records tell */
 	if ((cfg->flags & CYCSAMPLE_CFG_FORK) && !(cfg->flags & CYCSAMPLE_CFG_MMAP))
 		return -EINVAL;
+	/* a sample of a pc alone has no room for a chain or registers */
+	if ((cfg->flags & CYCSAMPLE_CFG_PC_ONLY) &&
+	    (cfg->flags &
+	     (CYCSAMPLE_CFG_KERNEL_CHAIN | CYCSAMPLE_CFG_USER_CHAIN | CYCSAMPLE_CFG_REGS_USER)))
+		return -EINVAL;
 
 	switch (cfg->target_type) {
 	case CYCSAMPLE_TARGET_PID:

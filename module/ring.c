@@ -373,6 +373,7 @@ enum cycs_put_result cycs_ring_put(struct cycs_rings *rings, struct cycs_ring *r
 {
 	u64 need = len + (r->lost_pending ? sizeof(struct cycsample_lost) : 0);
 	u64 used = cycs_ring_used(rings, r);
+	u32 type;
 
 	if (used == U64_MAX || rings->data_size - used < need) {
 		cycs_ring_lose(r);
@@ -382,7 +383,8 @@ enum cycs_put_result cycs_ring_put(struct cycs_rings *rings, struct cycs_ring *r
 	if (r->lost_pending)
 		cycs_ring_write_lost(r, rings, now);
 	cycs_ring_copy(rings, r, rec, len);
-	if (((const struct cycsample_record_header *)rec)->type == CYCSAMPLE_REC_SAMPLE)
+	type = ((const struct cycsample_record_header *)rec)->type;
+	if (type == CYCSAMPLE_REC_SAMPLE || type == CYCSAMPLE_REC_SAMPLE_PC)
 		r->samples++;
 	cycs_ring_publish(r);
 	return cycs_ring_wake(rings, r, used, need);

@@ -330,37 +330,28 @@ static u32 cycs_sample_max(struct cycs_session *s, bool user)
 	return sizeof(struct cycsample_sample) + n * sizeof(u64);
 }
 
+/* What the overflow handler was handed, and what it found out. */
+struct cycs_hit {
+	struct perf_event *event;
+	struct perf_sample_data *data; /* only ->period is used */
+	struct pt_regs *regs; /* the interrupted registers */
+	u64 now;
+	unsigned int pmu; /* index in s->pmus */
+	bool user; /* interrupted in user mode */
+	bool clock; /* from the software clock */
+};
+
 /*
- * Build the sample record in @smp, in the ring or in the scratch buffer;
- * returns its size in bytes.  Every byte of the fixed part is written, so
- * the old bytes of the ring never show through (no memset first: the
- * record is built in place).
+ * The CYCSAMPLE_SAMPLE_* flags every sample carries, chain flags aside;
+ * @uregs: the task's user registers, NULL for a kernel thread.
  */
-static u32 cycs_build_sample(struct cycs_session *s, struct cycs_scratch *sc,
-			     struct cycsample_sample *smp, struct perf_event *event,
-			     struct perf_sample_data *data, struct pt_regs *regs, bool user,
-			     bool clock, unsigned int pmu, u64 now)
+static u32 cycs_sample_flags(const struct cycs_hit *h, struct pt_regs *uregs)
 {
-	unsigned int max = s->cfg.max_stack;
-	u32 flags = user ? CYCSAMPLE_SAMPLE_USER : CYCSAMPLE_SAMPLE_KERNEL;
-	unsigned int nk = 0, nu = 0, nr = 0;
-	struct pt_regs *uregs = NULL;
+	u32 flags = h->user ? CYCSAMPLE_SAMPLE_USER : CYCSAMPLE_SAMPLE_KERNEL;
 
-	/* the fields below are the whole fixed part, with no padding between */
-	BUILD_BUG_ON(sizeof(*smp) != 88);
-	smp->hdr.type = CYCSAMPLE_REC_SAMPLE;
-	smp->time = now;
-	smp->pid = task_tgid_nr(current);
-	smp->tid = task_pid_nr(current);
-	smp->cpu = smp_processor_id();
-	smp->period = data->period;
-	smp->arch = cycs_arch;
-	smp->pmu = pmu;
-	smp->reserved2 = 0;
-
-	if (clock)
+	if (h->clock)
 		flags |= CYCSAMPLE_SAMPLE_SW_CLOCK;
-	if (cycs_event_throttled(event))
+	if (cycs_event_throttled(h->event))
 		flags |= CYCSAMPLE_SAMPLE_THROTTLED;
 	/*
 	 * Only an NMI can interrupt code that runs with interrupts masked: an
@@ -370,11 +361,41 @@ static u32 cycs_build_sample(struct cycs_session *s, struct cycs_scratch *sc,
 	if (in_nmi())
 		flags |= CYCSAMPLE_SAMPLE_NMI;
 	/* on arm64 cycs_user_regs() then withholds the user chain */
-	if (!user && in_nmi() && cycs_arch_irqs_masked(regs))
+	if (!h->user && in_nmi() && cycs_arch_irqs_masked(h->regs))
 		flags |= CYCSAMPLE_SAMPLE_IRQS_OFF;
+	if (uregs && cycs_arch_compat(uregs))
+		flags |= CYCSAMPLE_SAMPLE_COMPAT;
+	return flags;
+}
 
-	if (user || s->kaddr_ok) {
-		cycs_arch_sample_regs(smp, regs);
+/*
+ * Build the sample record in @smp, in the ring or in the scratch buffer;
+ * returns its size in bytes.  Every byte of the fixed part is written, so
+ * the old bytes of the ring never show through (no memset first: the
+ * record is built in place).
+ */
+static u32 cycs_build_sample(struct cycs_session *s, struct cycs_scratch *sc,
+			     struct cycsample_sample *smp, const struct cycs_hit *h)
+{
+	unsigned int max = s->cfg.max_stack;
+	unsigned int nk = 0, nu = 0, nr = 0;
+	struct pt_regs *uregs = cycs_user_regs(h->regs);
+	u32 flags = cycs_sample_flags(h, uregs);
+
+	/* the fields below are the whole fixed part, with no padding between */
+	BUILD_BUG_ON(sizeof(*smp) != 88);
+	smp->hdr.type = CYCSAMPLE_REC_SAMPLE;
+	smp->time = h->now;
+	smp->pid = task_tgid_nr(current);
+	smp->tid = task_pid_nr(current);
+	smp->cpu = smp_processor_id();
+	smp->period = h->data->period;
+	smp->arch = cycs_arch;
+	smp->pmu = h->pmu;
+	smp->reserved2 = 0;
+
+	if (h->user || s->kaddr_ok) {
+		cycs_arch_sample_regs(smp, h->regs);
 	} else {
 		smp->pc = 0;
 		smp->sp = 0;
@@ -383,12 +404,8 @@ static u32 cycs_build_sample(struct cycs_session *s, struct cycs_scratch *sc,
 		flags |= CYCSAMPLE_SAMPLE_REGS_HIDDEN;
 	}
 
-	uregs = cycs_user_regs(regs);
-	if (uregs && cycs_arch_compat(uregs))
-		flags |= CYCSAMPLE_SAMPLE_COMPAT;
-
-	if (!user && s->kaddr_ok && (s->cfg.flags & CYCSAMPLE_CFG_KERNEL_CHAIN))
-		nk = cycs_kernel_chain(regs, sc->kstack, smp->frames, max, &flags);
+	if (!h->user && s->kaddr_ok && (s->cfg.flags & CYCSAMPLE_CFG_KERNEL_CHAIN))
+		nk = cycs_kernel_chain(h->regs, sc->kstack, smp->frames, max, &flags);
 
 	if (uregs && (s->cfg.flags & CYCSAMPLE_CFG_USER_CHAIN))
 		nu = cycs_arch_user_chain(uregs, smp->frames + nk, max, &flags);
@@ -403,6 +420,77 @@ static u32 cycs_build_sample(struct cycs_session *s, struct cycs_scratch *sc,
 	return smp->hdr.size;
 }
 
+/* A sample with its chains: in place when it fits, else built aside and copied. */
+static enum cycs_put_result cycs_put_sample(struct cycs_session *s, struct cycs_scratch *sc,
+					    struct cycs_ring *r, const struct cycs_hit *h)
+{
+	struct cycsample_sample *smp;
+	bool full;
+	u32 len;
+
+	smp = cycs_ring_reserve(s->rings, r, sizeof(*smp), cycs_sample_max(s, h->user), &full);
+	if (smp) {
+		len = cycs_build_sample(s, sc, smp, h);
+		return cycs_ring_commit(s->rings, r, len);
+	}
+	if (full) {
+		/* no walk and no record for a sample that cannot be kept */
+		cycs_ring_lose(r);
+		return CYCS_PUT_LOST;
+	}
+	len = cycs_build_sample(s, sc, &sc->rec.sample, h);
+	return cycs_ring_put(s->rings, r, &sc->rec, len, h->now);
+}
+
+/* The sample of a CYCSAMPLE_CFG_PC_ONLY session: no chains, no registers but the pc. */
+static void cycs_build_sample_pc(struct cycs_session *s, struct cycsample_sample_pc *smp,
+				 const struct cycs_hit *h)
+{
+	u32 flags = cycs_sample_flags(h, cycs_user_regs(h->regs));
+
+	/* every field written, no padding: the ring's old bytes never show */
+	BUILD_BUG_ON(sizeof(*smp) != 48);
+	/* the flags field is 16 bits wide here */
+	BUILD_BUG_ON(CYCSAMPLE_SAMPLE_ALL_FLAGS > U16_MAX);
+	smp->hdr.type = CYCSAMPLE_REC_SAMPLE_PC;
+	smp->hdr.size = sizeof(*smp);
+	smp->time = h->now;
+	smp->pid = task_tgid_nr(current);
+	smp->tid = task_pid_nr(current);
+	smp->cpu = smp_processor_id();
+	smp->arch = cycs_arch;
+	smp->pmu = h->pmu;
+	smp->period = h->data->period;
+	if (h->user || s->kaddr_ok) {
+		smp->pc = instruction_pointer(h->regs);
+	} else {
+		smp->pc = 0;
+		flags |= CYCSAMPLE_SAMPLE_REGS_HIDDEN;
+	}
+	smp->flags = flags;
+}
+
+static enum cycs_put_result cycs_put_sample_pc(struct cycs_session *s, struct cycs_scratch *sc,
+					       struct cycs_ring *r, const struct cycs_hit *h)
+{
+	struct cycsample_sample_pc *smp;
+	bool full;
+
+	smp = cycs_ring_reserve(s->rings, r, sizeof(*smp), sizeof(*smp), &full);
+	if (smp) {
+		cycs_build_sample_pc(s, smp, h);
+		return cycs_ring_commit(s->rings, r, sizeof(*smp));
+	}
+	if (full) {
+		cycs_ring_lose(r);
+		return CYCS_PUT_LOST;
+	}
+	/* at the wrap, or behind a LOST record */
+	smp = &sc->rec.sample_pc;
+	cycs_build_sample_pc(s, smp, h);
+	return cycs_ring_put(s->rings, r, smp, sizeof(*smp), h->now);
+}
+
 /**
  * cycs_overflow - perf overflow handler of every counter of every session
  * @event: our counter, or a child inherited from it (same context pointer)
@@ -412,15 +500,14 @@ static u32 cycs_build_sample(struct cycs_session *s, struct cycs_scratch *sc,
 void cycs_overflow(struct perf_event *event, struct perf_sample_data *data, struct pt_regs *regs)
 {
 	struct cycs_session *s = event->overflow_handler_context;
-	u64 t0 = ktime_get_mono_fast_ns();
-	struct cycsample_sample *smp;
+	struct cycs_hit h = { .event = event, .data = data, .regs = regs };
 	enum cycs_put_result res;
-	unsigned int cpu, pmu;
 	struct cycs_scratch *sc;
 	struct cycs_ring *r;
-	bool user, clock, urgent, full, wake = false;
-	u32 len;
+	bool urgent, wake = false;
+	unsigned int cpu;
 
+	h.now = ktime_get_mono_fast_ns();
 	if (this_cpu_inc_return(cycs_scratch->nest) != 1) {
 		this_cpu_inc(s->stats->dropped_other);
 		goto out_unnest;
@@ -436,13 +523,13 @@ void cycs_overflow(struct perf_event *event, struct perf_sample_data *data, stru
 	 * CPUs whose PMU cannot sample; elsewhere a cycles counter does.
 	 */
 	cpu = smp_processor_id();
-	pmu = s->pmu_of_cpu[cpu];
-	clock = event->pmu == READ_ONCE(s->clock_pmu);
-	if (pmu >= READ_ONCE(s->nr_pmus) || clock != READ_ONCE(s->pmus[pmu].sw))
+	h.pmu = s->pmu_of_cpu[cpu];
+	h.clock = event->pmu == READ_ONCE(s->clock_pmu);
+	if (h.pmu >= READ_ONCE(s->nr_pmus) || h.clock != READ_ONCE(s->pmus[h.pmu].sw))
 		goto out_cost;
-	user = user_mode(regs);
+	h.user = user_mode(regs);
 	/* skid: the PMU counted user mode only, but the interrupt came late */
-	if (!user && (s->cfg.flags & CYCSAMPLE_CFG_USER_ONLY)) {
+	if (!h.user && (s->cfg.flags & CYCSAMPLE_CFG_USER_ONLY)) {
 		this_cpu_inc(s->stats->dropped_kernel);
 		goto out_cost;
 	}
@@ -450,30 +537,21 @@ void cycs_overflow(struct perf_event *event, struct perf_sample_data *data, stru
 		this_cpu_inc(s->stats->throttled);
 
 	r = s->rings->by_cpu[cpu];
-	urgent = __cycs_check_exec(s, r, t0, &wake);
+	urgent = __cycs_check_exec(s, r, h.now, &wake);
 
-	smp = cycs_ring_reserve(s->rings, r, sizeof(*smp), cycs_sample_max(s, user), &full);
-	if (smp) {
-		len = cycs_build_sample(s, sc, smp, event, data, regs, user, clock, pmu, t0);
-		res = cycs_ring_commit(s->rings, r, len);
-	} else if (full) {
-		/* no walk and no record for a sample that cannot be kept */
-		cycs_ring_lose(r);
-		res = CYCS_PUT_LOST;
-	} else {
-		len = cycs_build_sample(s, sc, &sc->rec.sample, event, data, regs, user, clock, pmu,
-					t0);
-		res = cycs_ring_put(s->rings, r, &sc->rec, len, t0);
-	}
+	if (s->cfg.flags & CYCSAMPLE_CFG_PC_ONLY)
+		res = cycs_put_sample_pc(s, sc, r, &h);
+	else
+		res = cycs_put_sample(s, sc, r, &h);
 	if (cycs_put_done(s, r, res, urgent, &wake)) {
 		this_cpu_inc(s->stats->samples);
-		this_cpu_inc(s->stats->pmu_samples[pmu]);
+		this_cpu_inc(s->stats->pmu_samples[h.pmu]);
 	}
 	if (wake)
 		irq_work_queue(&s->wake_work);
 
 out_cost:
-	cycs_account_cost(s->stats, ktime_get_mono_fast_ns() - t0);
+	cycs_account_cost(s->stats, ktime_get_mono_fast_ns() - h.now);
 out_unnest:
 	this_cpu_dec(cycs_scratch->nest);
 }

@@ -248,6 +248,23 @@ TEST_F(abi, configure_unknown_flag_bits_are_einval)
 	EXPECT_EQ(CYCSAMPLE_STATE_OPEN, state_of(self->fd));
 }
 
+/* A SAMPLE_PC record has no room for a chain or registers: asking for both is EINVAL. */
+TEST_F(abi, configure_pc_only_refuses_chains_and_registers)
+{
+	static const __u32 with[] = { CYCSAMPLE_CFG_USER_CHAIN, CYCSAMPLE_CFG_KERNEL_CHAIN,
+				      CYCSAMPLE_CFG_REGS_USER };
+	unsigned int i;
+
+	ABI_BEGIN();
+	for (i = 0; i < ARRAY_SIZE(with); i++) {
+		self->cfg.flags = CYCSAMPLE_CFG_PC_ONLY | with[i];
+		EXPECT_EQ(EINVAL, cs_configure(self->fd, &self->cfg)) TH_LOG("flags %#x", with[i]);
+	}
+	EXPECT_EQ(CYCSAMPLE_STATE_OPEN, state_of(self->fd));
+	self->cfg.flags = CYCSAMPLE_CFG_PC_ONLY;
+	EXPECT_EQ(0, cs_configure(self->fd, &self->cfg));
+}
+
 /*
  * FORK records stand in for what only MMAP records tell, and only a process
  * session has processes new to it: FORK alone, or on a CPU target, is EINVAL.

@@ -523,6 +523,35 @@ static const char *mmap_problem(const struct cycsample_mmap *m, const struct cyc
 	return NULL;
 }
 
+/*
+ * A SAMPLE_PC record: only with the flag, 48 bytes, and otherwise what the
+ * SAMPLE record it stands for would have to be (no chains, no registers).
+ */
+static const char *sample_pc_problem(const struct cycsample_sample_pc *pc, const struct cs_rec *r,
+				     const struct cycsample_info *info, char *buf, size_t len)
+{
+	struct cycsample_sample smp = {
+		.hdr = { CYCSAMPLE_REC_SAMPLE, sizeof(smp) },
+		.time = pc->time,
+		.pid = pc->pid,
+		.tid = pc->tid,
+		.cpu = pc->cpu,
+		.flags = pc->flags,
+		.period = pc->period,
+		.pc = pc->pc,
+		.arch = pc->arch,
+		.pmu = pc->pmu,
+	};
+
+	if (!(info->config_flags & CYCSAMPLE_CFG_PC_ONLY))
+		PROBLEM("SAMPLE_PC record in a session without CYCSAMPLE_CFG_PC_ONLY");
+	if (pc->hdr.size != sizeof(*pc))
+		PROBLEM("SAMPLE_PC record of %u bytes", pc->hdr.size);
+	if (pc->flags & (CYCSAMPLE_SAMPLE_KCHAIN_TRUNC | CYCSAMPLE_SAMPLE_UCHAIN_TRUNC))
+		PROBLEM("SAMPLE_PC record with chain flags %#x", pc->flags);
+	return sample_problem(&smp, r, info, buf, len);
+}
+
 const char *cs_record_problem(const struct cs_rec *r, const struct cycsample_info *info, char *buf,
 			      size_t len)
 {
@@ -534,7 +563,13 @@ const char *cs_record_problem(const struct cs_rec *r, const struct cycsample_inf
 	case CYCSAMPLE_REC_SAMPLE:
 		if (h->size < sizeof(struct cycsample_sample))
 			PROBLEM("sample of %u bytes", h->size);
+		if (info->config_flags & CYCSAMPLE_CFG_PC_ONLY)
+			PROBLEM("SAMPLE record in a CYCSAMPLE_CFG_PC_ONLY session");
 		return sample_problem(r->buf, r, info, buf, len);
+	case CYCSAMPLE_REC_SAMPLE_PC:
+		if (h->size < sizeof(struct cycsample_sample_pc))
+			PROBLEM("SAMPLE_PC record of %u bytes", h->size);
+		return sample_pc_problem(r->buf, r, info, buf, len);
 	case CYCSAMPLE_REC_LOST:
 		lost = r->buf;
 		if (h->size != sizeof(*lost))
@@ -635,6 +670,17 @@ void cs_count(const struct cs_recs *r, struct cs_counts *c)
 				c->kernel++;
 			break;
 		}
+		case CYCSAMPLE_REC_SAMPLE_PC: {
+			const struct cycsample_sample_pc *pc = r->v[i].buf;
+
+			c->samples++;
+			c->pc_only++;
+			if (pc->flags & CYCSAMPLE_SAMPLE_USER)
+				c->user++;
+			if (pc->flags & CYCSAMPLE_SAMPLE_KERNEL)
+				c->kernel++;
+			break;
+		}
 		case CYCSAMPLE_REC_LOST:
 			c->lost_records++;
 			c->lost += ((const struct cycsample_lost *)r->v[i].buf)->lost;
@@ -661,10 +707,21 @@ unsigned long cs_count_pc_in(const struct cs_recs *r, pid_t pid, const void *lo,
 	size_t i;
 
 	for (i = 0; i < r->n; i++) {
+		const struct cycsample_sample_pc *pc = cs_sample_pc(&r->v[i]);
 		const struct cycsample_sample *smp = cs_sample(&r->v[i]);
+		__u64 at;
+		__u32 p;
 
-		if (smp && (!pid || smp->pid == (__u32)pid) && smp->pc >= (uintptr_t)lo &&
-		    smp->pc < (uintptr_t)hi)
+		if (smp) {
+			at = smp->pc;
+			p = smp->pid;
+		} else if (pc) {
+			at = pc->pc;
+			p = pc->pid;
+		} else {
+			continue;
+		}
+		if ((!pid || p == (__u32)pid) && at >= (uintptr_t)lo && at < (uintptr_t)hi)
 			n++;
 	}
 	return n;

@@ -122,6 +122,12 @@ static inline const struct cycsample_sample *cs_sample(const struct cs_rec *r)
 	return cs_hdr(r)->type == CYCSAMPLE_REC_SAMPLE ? r->buf : NULL;
 }
 
+/* The record as a CYCSAMPLE_CFG_PC_ONLY sample, or NULL if it is another type. */
+static inline const struct cycsample_sample_pc *cs_sample_pc(const struct cs_rec *r)
+{
+	return cs_hdr(r)->type == CYCSAMPLE_REC_SAMPLE_PC ? r->buf : NULL;
+}
+
 static inline const __u64 *cs_kernel_frames(const struct cycsample_sample *smp)
 {
 	return smp->frames;
@@ -176,6 +182,7 @@ const char *cs_recs_problem(const struct cs_recs *r, const struct cycsample_info
 
 struct cs_counts {
 	unsigned long records, samples, lost_records, exec, exits, mmaps, forks;
+	unsigned long pc_only; /* samples that are SAMPLE_PC records */
 	unsigned long user, kernel; /* samples by CYCSAMPLE_SAMPLE_USER / _KERNEL */
 	uint64_t lost; /* sum of cycsample_lost.lost */
 };
@@ -188,7 +195,7 @@ int cs_pmu_of_cpu(const struct cycsample_info *info, unsigned int cpu);
 /* The last record of @type read, or NULL. */
 const void *cs_find_record(const struct cs_recs *r, __u32 type);
 
-/* Samples of one pid (0: any) whose pc lies in [lo, hi). */
+/* Samples (of either kind) of one pid (0: any) whose pc lies in [lo, hi). */
 unsigned long cs_count_pc_in(const struct cs_recs *r, pid_t pid, const void *lo, const void *hi);
 
 /* ---------------------------------------------------------------------- */

@@ -98,6 +98,42 @@ TEST_F(sampling, pid_session_samples_the_busy_child)
 				 __stop_cs_text_leaf));
 }
 
+/*
+ * CYCSAMPLE_CFG_PC_ONLY: every sample a 48-byte SAMPLE_PC record with the
+ * child's pid and tid, its pc mostly in the spinning leaf.
+ */
+TEST_F(sampling, pc_only_session_writes_48_byte_samples)
+{
+	unsigned long pcs = 0;
+	size_t i;
+
+	SAMPLING_BEGIN();
+	self->child = cs_spawn_spinner();
+	ASSERT_LT(0, self->child);
+	cs_config_init(&self->cfg, CYCSAMPLE_TARGET_PID, self->child);
+	self->cfg.flags = CYCSAMPLE_CFG_PC_ONLY;
+	CS_ASSERT_SAMPLE_FOR(&self->cfg, 1000, &self->recs, &self->info);
+	ASSERT_TRUE(self->info.config_flags & CYCSAMPLE_CFG_PC_ONLY);
+	CS_ASSERT_RECS_OK(&self->recs, &self->info);
+	cs_count(&self->recs, &self->counts);
+	ASSERT_LE(20, self->counts.samples);
+	EXPECT_EQ(self->counts.samples, self->counts.pc_only);
+	for (i = 0; i < self->recs.n; i++) {
+		const struct cycsample_sample_pc *pc = cs_sample_pc(&self->recs.v[i]);
+
+		if (!pc)
+			continue;
+		pcs++;
+		ASSERT_EQ(48, pc->hdr.size);
+		ASSERT_EQ(self->child, pc->pid);
+		ASSERT_EQ(self->child, pc->tid);
+	}
+	EXPECT_EQ(self->counts.samples, pcs);
+	EXPECT_LE(self->counts.samples / 2, self->counts.user);
+	EXPECT_LE(self->counts.samples / 2,
+		  cs_count_pc_in(&self->recs, self->child, __start_cs_text_leaf,
+				 __stop_cs_text_leaf));
+}
 /* Number of user-mode samples in leaf() whose chain goes leaf, mid, outer. */
 static unsigned long full_user_chains(const struct cs_recs *r, unsigned long *in_leaf,
 				      bool (*leaf)(uint64_t), bool (*mid)(uint64_t),

@@ -43,16 +43,17 @@ u64 ring_unread(const struct cs_ring *r)
  */
 static bool waits(const struct ring_hold *h, void *ctx, const u8 *rec, u32 size, u32 *pid)
 {
-	const struct cycsample_sample *s = (const void *)rec;
-	bool sample = size >= sizeof(*s) && s->hdr.type == CYCSAMPLE_REC_SAMPLE;
+	u32 spid;
+	bool sample;
 
 	if (!h->wait)
 		return false;
-	if (sample && *pid != UINT32_MAX && s->pid == *pid)
+	sample = ring_sample_pid(rec, size, &spid);
+	if (sample && *pid != UINT32_MAX && spid == *pid)
 		return true;
 	if (!h->wait(ctx, rec, size))
 		return false;
-	*pid = sample ? s->pid : UINT32_MAX;
+	*pid = sample ? spid : UINT32_MAX;
 	return true;
 }
 

@@ -81,6 +81,31 @@ void ring_copy(const struct cs_ring *r, u64 pos, void *dst, size_t len);
 /* Bytes waiting in a ring. */
 u64 ring_unread(const struct cs_ring *r);
 
+/*
+ * The process of a sample record of either kind (SAMPLE, or SAMPLE_PC,
+ * whose pid lies at the same offset), in a record of @size bytes at
+ * least as long as its kind; false for any other record.  8-aligned.
+ */
+static inline bool ring_sample_pid(const void *rec, u32 size, u32 *pid)
+{
+	const struct cycsample_sample *s = rec;
+
+	switch (s->hdr.type) {
+	case CYCSAMPLE_REC_SAMPLE:
+		if (size < sizeof(struct cycsample_sample))
+			return false;
+		break;
+	case CYCSAMPLE_REC_SAMPLE_PC:
+		if (size < sizeof(struct cycsample_sample_pc))
+			return false;
+		break;
+	default:
+		return false;
+	}
+	*pid = s->pid;
+	return true;
+}
+
 struct cs_device {
 	int fd;
 	void *base;

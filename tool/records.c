@@ -50,6 +50,9 @@ enum rec_status rec_check(const void *buf, size_t avail, u32 *size, const char *
 	case CYCSAMPLE_REC_SAMPLE:
 		min = sizeof(struct cycsample_sample);
 		break;
+	case CYCSAMPLE_REC_SAMPLE_PC:
+		min = sizeof(struct cycsample_sample_pc);
+		break;
 	case CYCSAMPLE_REC_LOST:
 		min = sizeof(struct cycsample_lost);
 		break;
@@ -303,10 +306,37 @@ static void add_event(struct profile *p, size_t off, u32 cpu)
 	account(p, rec, type);
 }
 
+/*
+ * A SAMPLE_PC record as the SAMPLE record it stands for, with no chains
+ * and no registers but the pc: the rest of the reader, and capture files,
+ * know only the one kind of sample.
+ */
+static void sample_from_pc(struct cycsample_sample *s, const void *rec)
+{
+	struct cycsample_sample_pc pc;
+
+	memcpy(&pc, rec, sizeof(pc));
+	memset(s, 0, sizeof(*s));
+	s->hdr.type = CYCSAMPLE_REC_SAMPLE;
+	s->hdr.size = sizeof(*s);
+	s->time = pc.time;
+	s->pid = pc.pid;
+	s->tid = pc.tid;
+	s->cpu = pc.cpu;
+	/* no chain flags here: a chain that was never walked was not cut */
+	s->flags = pc.flags & ~(CYCSAMPLE_SAMPLE_KCHAIN_TRUNC | CYCSAMPLE_SAMPLE_UCHAIN_TRUNC);
+	s->period = pc.period;
+	s->pc = pc.pc;
+	s->arch = pc.arch;
+	s->pmu = pc.pmu;
+}
+
 enum rec_status prof_add_record(struct profile *p, const void *rec, size_t avail, u32 cpu,
 				u32 *size, const char **why)
 {
 	enum rec_status st = rec_check(rec, avail, size, why);
+	struct cycsample_record_header hdr;
+	u32 len;
 
 	if (st == REC_CORRUPT) {
 		p->nr_corrupt++;
@@ -317,13 +347,18 @@ enum rec_status prof_add_record(struct profile *p, const void *rec, size_t avail
 		return st;
 	}
 	own_records(p);
-	if (p->recs_len + *size > p->recs_alloc) {
-		p->recs_alloc = MAX(p->recs_alloc * 2, p->recs_len + *size + 65536);
+	memcpy(&hdr, rec, sizeof(hdr));
+	len = hdr.type == CYCSAMPLE_REC_SAMPLE_PC ? sizeof(struct cycsample_sample) : hdr.size;
+	if (p->recs_len + len > p->recs_alloc) {
+		p->recs_alloc = MAX(p->recs_alloc * 2, p->recs_len + len + 65536);
 		p->recs = xrealloc(p->recs, p->recs_alloc, 1);
 	}
-	memcpy(p->recs + p->recs_len, rec, *size);
+	if (hdr.type == CYCSAMPLE_REC_SAMPLE_PC)
+		sample_from_pc((struct cycsample_sample *)(p->recs + p->recs_len), rec);
+	else
+		memcpy(p->recs + p->recs_len, rec, len);
 	add_event(p, p->recs_len, cpu);
-	p->recs_len += *size;
+	p->recs_len += len;
 	return REC_VALID;
 }
 
@@ -336,8 +371,11 @@ bool prof_borrow_records(struct profile *p, const void *data, size_t len)
 	/* 8-aligned as the decoders read them; the file's mapping is */
 	if (p->recs_len || p->recs_borrowed || (uintptr_t)data % 8)
 		return false;
+	/* a SAMPLE_PC record needs a copy to be read as a sample */
 	for (pos = 0; pos < len; pos += size, nr++)
-		if (rec_check((const u8 *)data + pos, len - pos, &size, &why) != REC_VALID)
+		if (rec_check((const u8 *)data + pos, len - pos, &size, &why) != REC_VALID ||
+		    ((const struct cycsample_record_header *)((const u8 *)data + pos))->type ==
+			    CYCSAMPLE_REC_SAMPLE_PC)
 			return false;
 	free(p->recs);
 	p->recs = (u8 *)data; /* never written: see recs_borrowed */

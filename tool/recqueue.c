@@ -119,11 +119,12 @@ static u8 *entry_add(struct recqueue *q, u32 size, u32 cpu)
 
 void rq_push(struct recqueue *q, const void *rec, u32 size, u32 cpu)
 {
+	u32 pid;
+
 	memcpy(entry_add(q, size, cpu), rec, size);
 	q->nr++;
 	q->nr_total++;
-	if (size >= sizeof(struct cycsample_record_header) &&
-	    ((const struct cycsample_record_header *)rec)->type == CYCSAMPLE_REC_SAMPLE)
+	if (size >= sizeof(struct cycsample_record_header) && ring_sample_pid(rec, size, &pid))
 		q->nr_samples++;
 }
 

@@ -32,7 +32,7 @@ struct recqueue {
 	struct rq_chunk *first, *last;
 	size_t len; /* bytes of entries queued */
 	u64 nr; /* records queued now */
-	u64 nr_samples; /* ... of which SAMPLE records */
+	u64 nr_samples; /* ... of which samples (SAMPLE or SAMPLE_PC records) */
 	u64 nr_total; /* records ever queued */
 	u32 nr_replays; /* times the queue was decoded */
 	u64 corrupt; /* records dropped at replay: a size that no longer fit */
@@ -49,8 +49,8 @@ void rq_push(struct recqueue *q, const void *rec, u32 size, u32 cpu);
 
 /*
  * Queue bytes [@from, @to) of ring @r, @nr whole records that
- * ring_drain_hold() checked, as one entry; all of them count as SAMPLE
- * records (the session holds nothing else).
+ * ring_drain_hold() checked, as one entry; all of them count as samples
+ * (the session holds nothing else).
  */
 void rq_push_ring(struct recqueue *q, const struct cs_ring *r, u64 from, u64 to, u32 nr);
 

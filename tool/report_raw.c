@@ -46,8 +46,11 @@ static void raw_regs(const struct cycsample_sample *s, FILE *out)
 
 static void raw_details(const struct cycsample_sample *s, FILE *out)
 {
-	fprintf(out, " %s pc 0x%llx sp 0x%llx fp 0x%llx lr 0x%llx",
-		s->flags & CYCSAMPLE_SAMPLE_KERNEL ? "kernel" : "user", s->pc, s->sp, s->fp, s->lr);
+	fprintf(out, " %s pc 0x%llx", s->flags & CYCSAMPLE_SAMPLE_KERNEL ? "kernel" : "user",
+		s->pc);
+	/* a sample recorded without chains (SAMPLE_PC) has no sp, fp or lr */
+	if (s->sp || s->fp || s->lr || s->nr_kernel || s->nr_user)
+		fprintf(out, " sp 0x%llx fp 0x%llx lr 0x%llx", s->sp, s->fp, s->lr);
 	if (s->flags & CYCSAMPLE_SAMPLE_THROTTLED)
 		fputs(" throttled", out);
 	if (s->flags & CYCSAMPLE_SAMPLE_REGS_HIDDEN)

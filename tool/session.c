@@ -577,21 +577,20 @@ static void rings_lost(struct drain_ctx *c, const struct cs_device *d)
  */
 static bool held_wait(void *arg, const void *rec, u32 size)
 {
-	const struct cycsample_sample *s = rec;
 	struct drain_ctx *c = arg;
 	const char *why;
-	u32 sz;
+	u32 sz, pid;
 
 	/* in the ring (RING_IN_PLACE): read only to route it, decoded from a copy */
-	if (!maps_from_records(c) || size < sizeof(*s) || s->hdr.type != CYCSAMPLE_REC_SAMPLE)
+	if (!maps_from_records(c) || !ring_sample_pid(rec, size, &pid))
 		return false;
 	/* a process's samples come in runs: look it up when the pid changes */
-	if (s->pid != c->held_pid || s->pid == UINT32_MAX) {
+	if (pid != c->held_pid || pid == UINT32_MAX) {
 		/* what is not a valid sample is decoded now: on_record() says why */
 		if (rec_check(rec, size, &sz, &why) != REC_VALID)
 			return false;
-		fresh_add(c, s->pid);
-		c->held_pid = s->pid;
+		fresh_add(c, pid);
+		c->held_pid = pid;
 	}
 	return true;
 }
@@ -803,6 +802,9 @@ static void build_config(const struct record_opts *o, s32 target, struct cycsamp
 	}
 	if (o->regs_user)
 		cfg->flags |= CYCSAMPLE_CFG_REGS_USER;
+	/* without chains or registers, perf's 48 bytes a sample instead of 88 */
+	if (!o->callchain && !o->regs_user)
+		cfg->flags |= CYCSAMPLE_CFG_PC_ONLY;
 	if (o->no_fallback)
 		cfg->flags |= CYCSAMPLE_CFG_NO_FALLBACK;
 	cfg->wakeup_bytes = wakeup_bytes(cfg->ring_pages);
@@ -966,6 +968,13 @@ int session_record(const struct record_opts *o, struct profile *p, struct maps *
 	ms->defer_parse = ms->live;
 	build_config(o, target, &cfg);
 	ret = dev_configure(&d, &cfg);
+	if (ret == -EINVAL && (cfg.flags & CYCSAMPLE_CFG_PC_ONLY)) {
+		/* a module from before SAMPLE_PC records: the samples are whole */
+		cfg.flags &= ~CYCSAMPLE_CFG_PC_ONLY;
+		ret = dev_configure(&d, &cfg);
+		if (!ret)
+			pr_debug("%s writes no SAMPLE_PC records: 88 bytes a sample", o->device);
+	}
 	if (ret == -EINVAL && (cfg.flags & CYCSAMPLE_CFG_FORK)) {
 		/* a module from before FORK records: a child's maps read from /proc */
 		cfg.flags &= ~CYCSAMPLE_CFG_FORK;

@@ -68,6 +68,25 @@ static u32 make_sample(void *buf, u64 time, u32 pid, u32 cpu, u16 nk, u16 nu)
 	return size;
 }
 
+static u32 make_sample_pc(void *buf, u64 time, u32 pid, u32 cpu)
+{
+	struct cycsample_sample_pc *s = buf;
+
+	memset(s, 0, sizeof(*s));
+	s->hdr.type = CYCSAMPLE_REC_SAMPLE_PC;
+	s->hdr.size = sizeof(*s);
+	s->time = time;
+	s->pid = pid;
+	s->tid = pid + 1;
+	s->cpu = cpu;
+	s->flags = CYCSAMPLE_SAMPLE_USER | CYCSAMPLE_SAMPLE_THROTTLED;
+	s->arch = CYCSAMPLE_ARCH_ARM64;
+	s->pmu = 1;
+	s->period = 1000 + time;
+	s->pc = 0x400000 + time;
+	return sizeof(*s);
+}
+
 static u32 make_task(void *buf, u32 type, u64 time, u32 pid, const char *comm)
 {
 	struct cycsample_task_event *t = buf;
@@ -350,9 +369,10 @@ struct hold_log {
 
 static bool hold_samples(void *ctx, const void *rec, u32 size)
 {
+	u32 pid;
+
 	(void)ctx;
-	return size >= sizeof(struct cycsample_sample) &&
-	       ((const struct cycsample_record_header *)rec)->type == CYCSAMPLE_REC_SAMPLE;
+	return ring_sample_pid(rec, size, &pid);
 }
 
 static void hold_keep(void *ctx, const struct cs_ring *r, u64 from, u64 to, u32 nr)
@@ -472,6 +492,91 @@ static void test_drain_hold_asks(void)
 	is_str(a.l.ev, "NKNKNNK",
 	       "pid UINT32_MAX refused; runs 7 7 7 8 8, EXEC, 8, two refused, 7");
 	is_u64(a.l.q.nr_total, 7, "seven samples queued");
+	rq_free(&a.l.q);
+}
+
+/*
+ * SAMPLE_PC records (CYCSAMPLE_CFG_PC_ONLY): checked at their own size,
+ * held and asked about like samples, and kept in the profile as the SAMPLE
+ * record they stand for, so that reports and captures know one kind.
+ */
+static void test_sample_pc(void)
+{
+	static const struct ring_hold ops = { .fn = hold_now,
+					      .wait = hold_but_9,
+					      .keep = hold_keep };
+	static const u32 pid[] = { 7, 7, 8, 9 };
+	struct seen w = { .stop_at = -1 };
+	struct ask_log a = { .l = { .w = &w } };
+	const struct cycsample_sample *s;
+	struct cycsample_record_header *h;
+	u64 buf[64], more[16];
+	struct test_ring t;
+	u8 bounce[RING_SIZE];
+	struct profile p;
+	const char *why;
+	u32 i, size, len = 0;
+
+	make_sample_pc(buf, 5, 7, 2);
+	ok(rec_check(buf, sizeof(buf), &size, &why) == REC_VALID && size == 48,
+	   "a SAMPLE_PC record of 48 bytes is valid");
+	h = (void *)buf;
+	h->size = 40;
+	ok(rec_check(buf, sizeof(buf), &size, &why) == REC_CORRUPT,
+	   "a SAMPLE_PC record of 40 bytes is corrupt");
+
+	prof_init(&p);
+	make_sample_pc(buf, 5, 7, 2);
+	ok(prof_add_record(&p, buf, sizeof(buf), 4, &size, &why) == REC_VALID && size == 48,
+	   "added; its size in the input is 48");
+	s = prof_rec(&p, &p.ev[0]);
+	ok(p.ev[0].type == CYCSAMPLE_REC_SAMPLE && s->hdr.type == CYCSAMPLE_REC_SAMPLE &&
+		   s->hdr.size == sizeof(*s),
+	   "kept as a SAMPLE record of 88 bytes");
+	ok(s->time == 5 && s->pid == 7 && s->tid == 8 && s->cpu == 2 && p.ev[0].cpu == 2 &&
+		   s->period == 1005 && s->pc == 0x400005 && s->arch == CYCSAMPLE_ARCH_ARM64 &&
+		   s->pmu == 1 && s->flags == (CYCSAMPLE_SAMPLE_USER | CYCSAMPLE_SAMPLE_THROTTLED),
+	   "time, pid, tid, cpu, period, pc, arch, pmu and flags carried over");
+	ok(!s->sp && !s->fp && !s->lr && !s->nr_kernel && !s->nr_user && !s->nr_regs &&
+		   !s->reserved2,
+	   "no registers but the pc, no chains");
+	is_u64(p.nr_samples, 1, "counted as a sample");
+	is_u64(p.nr_throttled, 1, "... a throttled one");
+	is_u64(p.pmu_samples[1], 1, "... of its PMU");
+	make_sample_pc(more, 6, 7, 2);
+	h = (void *)more;
+	h->size = 56;
+	ok(prof_add_record(&p, more, sizeof(more), 4, &size, &why) == REC_VALID && size == 56 &&
+		   ((const struct cycsample_sample *)prof_rec(&p, &p.ev[1]))->hdr.size == 88,
+	   "a longer SAMPLE_PC record (a later ABI): its own size consumed, 88 kept");
+	prof_free(&p);
+
+	len = make_sample(buf, 10, 7, 1, 0, 1);
+	len += make_sample_pc((u8 *)buf + len, 20, 7, 1);
+	prof_init(&p);
+	ok(!prof_borrow_records(&p, buf, len), "records with a SAMPLE_PC one: not borrowed");
+	prof_free(&p);
+
+	ring_init(&t, 3, RING_SIZE - 2 * 48 - 16);
+	for (i = 0; i < ARRAY_SIZE(pid); i++)
+		produce(&t, more, make_sample_pc(more, 10 + i, pid[i], 3));
+	is_u64(ring_drain_hold(&t.r, &ops, &a, bounce), 4, "drain_hold: four SAMPLE_PC records");
+	a.asked[a.n] = '\0';
+	is_str(a.asked, "789", "wait asked once per process, as for samples");
+	a.l.ev[a.l.n] = '\0';
+	is_str(a.l.ev, "KN", "the run 7 7 8 kept, 9 decoded now");
+	is_u64(a.l.q.nr_samples, 3, "three samples queued (one across the end of the ring)");
+	prof_init(&p);
+	rq_replay(&a.l.q, to_profile, &p);
+	s = p.nr_ev == 3 ? prof_rec(&p, &p.ev[2]) : NULL;
+	ok(s && p.nr_samples == 3 && s->hdr.type == CYCSAMPLE_REC_SAMPLE && s->pid == 8 &&
+		   s->time == 12 && s->pc == 0x40000c,
+	   "replayed into the profile as samples");
+	prof_free(&p);
+	rq_free(&a.l.q);
+	memset(&a.l.q, 0, sizeof(a.l.q));
+	rq_push(&a.l.q, more, make_sample_pc(more, 1, 7, 0), 0);
+	is_u64(a.l.q.nr_samples, 1, "rq_push counts a SAMPLE_PC record as a sample");
 	rq_free(&a.l.q);
 }
 
@@ -717,6 +822,7 @@ int main(void)
 {
 	test_reg_names();
 	test_check();
+	test_sample_pc();
 	test_lost_saturates();
 	test_dev_lost();
 	test_wrap();

@@ -73,7 +73,8 @@ enum cycsample_event {
 #define CYCSAMPLE_CFG_ENABLE_ON_EXEC	(1U << 6) /* PID/TID: count from the target's next exec */
 #define CYCSAMPLE_CFG_MMAP		(1U << 7) /* MMAP records of new executable mappings */
 #define CYCSAMPLE_CFG_FORK		(1U << 8) /* FORK records; needs CYCSAMPLE_CFG_MMAP */
-#define CYCSAMPLE_CFG_ALL_FLAGS		0x1ffU
+#define CYCSAMPLE_CFG_PC_ONLY		(1U << 9) /* samples as struct cycsample_sample_pc */
+#define CYCSAMPLE_CFG_ALL_FLAGS		0x3ffU
 
 /* Bounds, enforced with -EINVAL. */
 #define CYCSAMPLE_MAX_STACK		127	/* frames per chain (kernel and user each) */
@@ -325,6 +326,7 @@ enum cycsample_record_type {
 	CYCSAMPLE_REC_EXIT	= 4,	/* struct cycsample_task_event: target gone, last record */
 	CYCSAMPLE_REC_MMAP	= 5,	/* struct cycsample_mmap: CYCSAMPLE_CFG_MMAP only */
 	CYCSAMPLE_REC_FORK	= 6,	/* struct cycsample_fork: CYCSAMPLE_CFG_FORK only */
+	CYCSAMPLE_REC_SAMPLE_PC	= 7,	/* struct cycsample_sample_pc: CYCSAMPLE_CFG_PC_ONLY only */
 };
 
 struct cycsample_record_header {
@@ -390,6 +392,30 @@ struct cycsample_sample {
 	__u8 pmu;			/* index in cycsample_info.pmus (0 before that list) */
 	__u64 reserved2;
 	__u64 frames[];
+};
+
+/**
+ * struct cycsample_sample_pc - one sample of a CYCSAMPLE_CFG_PC_ONLY session
+ *
+ * The sample without a callchain or registers, as perf records it without
+ * -g: 48 bytes instead of 88, so that a ring holds 1.8 times as many
+ * before the reader has to drain it.  @time, @pid, @tid, @cpu, @period and
+ * @pc are those of struct cycsample_sample, at the same offsets; @flags
+ * holds the same CYCSAMPLE_SAMPLE_* bits (every one of them fits in 16),
+ * and there are no chain flags.  A kernel-mode sample that the reader may
+ * not see has @pc 0 and REGS_HIDDEN set, as there.
+ */
+struct cycsample_sample_pc {
+	struct cycsample_record_header hdr;
+	__u64 time;
+	__u32 pid;
+	__u32 tid;
+	__u32 cpu;
+	__u16 flags;			/* CYCSAMPLE_SAMPLE_* */
+	__u8 arch;			/* CYCSAMPLE_ARCH_* */
+	__u8 pmu;			/* as in struct cycsample_sample */
+	__u64 period;
+	__u64 pc;
 };
 
 /* Emitted before the next record once space returns after drops. */

@@ -184,6 +184,15 @@ rc=$?
 [ $rc -eq 0 ] || { wc -l <$T/ng.folded; awk "$one_frame"' bad { print; bad = 0 }' $T/ng.folded |
 	head -n 5; } | sed 's/^/# ng.folded: /'
 check $rc "--no-call-graph: one frame per sample (and the functions inlined there)"
+# Without chains the module writes 48-byte SAMPLE_PC records
+# (CYCSAMPLE_CFG_PC_ONLY, 512 in the capture's config_flags), kept as
+# samples with no sp, fp or lr.
+$C -p $pid -d 1 --no-call-graph -q -o $T/ng.cyc >/dev/null 2>&1
+f=$(head -c 8192 $T/ng.cyc | grep -a '^config_flags=' | head -n 1 | cut -d= -f2)
+$C report -i $T/ng.cyc --raw --raw-details >$T/ng.raw 2>/dev/null
+[ $((${f:-0} & 512)) -ne 0 ] && grep -q ' user pc 0x' $T/ng.raw &&
+	grep -q hot_loop $T/ng.raw && ! grep -q ' sp 0x' $T/ng.raw
+check $? "--no-call-graph: SAMPLE_PC records (config_flags ${f:-none}), no sp/fp/lr in --raw-details"
 $C -p $pid -d 1 -c 2000000 >$T/c.txt 2>/dev/null
 grep -q "period 2000000" $T/c.txt
 check $? "-c PERIOD shown in the report"
