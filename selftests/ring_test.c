@@ -68,10 +68,11 @@ static __u64 max_data_head(const struct cs_session *s)
  * A session with the smallest rings on a busy child, run for @ms without
  * reading and longer if no ring has dropped a sample yet (the smallest ring
  * is two pages, 8 KiB or 32 KiB or 128 KiB), then stopped.  Leaves the
- * per-ring counters at STOP in self.
+ * per-ring counters at STOP in self.  User chains make the records
+ * bigger; @flags CYCSAMPLE_CFG_PC_ONLY makes them 48 bytes instead.
  */
 static void overflow_without_reading(struct __test_metadata *_metadata, FIXTURE_DATA(ring) * self,
-				     unsigned int ms)
+				     unsigned int ms, __u32 flags)
 {
 	struct cycsample_config cfg;
 	unsigned int i;
@@ -80,7 +81,7 @@ static void overflow_without_reading(struct __test_metadata *_metadata, FIXTURE_
 	ASSERT_LT(0, self->child);
 	cs_config_init(&cfg, CYCSAMPLE_TARGET_PID, self->child);
 	cfg.ring_pages = CYCSAMPLE_MIN_RING_PAGES;
-	cfg.flags = CYCSAMPLE_CFG_USER_CHAIN; /* bigger records */
+	cfg.flags = flags ?: CYCSAMPLE_CFG_USER_CHAIN;
 	cfg.sample_period = CS_PERIOD / 4;
 	CS_ASSERT_SESSION(&self->s, &cfg);
 	ASSERT_GE(MAX_RINGS, self->s.info.nr_rings);
@@ -103,7 +104,7 @@ TEST_F_TIMEOUT(ring, full_ring_drops_and_keeps_unread_records, 60)
 	size_t r;
 
 	RING_BEGIN();
-	overflow_without_reading(_metadata, self, 1000);
+	overflow_without_reading(_metadata, self, 1000, 0);
 	for (i = 0; i < self->s.info.nr_rings; i++) {
 		sum_lost += self->lost_at_stop[i];
 		sum_samples += self->samples_at_stop[i];
@@ -178,7 +179,7 @@ TEST_F_TIMEOUT(ring, lost_records_add_up_to_the_header_counts, 60)
 	size_t first_new, r;
 
 	RING_BEGIN();
-	overflow_without_reading(_metadata, self, 1000);
+	overflow_without_reading(_metadata, self, 1000, 0);
 	ASSERT_LT(0, self->s.info.lost);
 	cs_drain(&self->s, &self->recs);
 	first_new = self->recs.n;
@@ -217,14 +218,18 @@ TEST_F_TIMEOUT(ring, lost_records_add_up_to_the_header_counts, 60)
 	       (unsigned long long)total);
 }
 
-TEST_F_TIMEOUT(ring, counters_agree_between_headers_info_and_records, 60)
+/*
+ * The ring headers' samples and lost, INFO's and the records agree, after
+ * drops and after a second run that the reader keeps up with.
+ */
+static void counters_agree(struct __test_metadata *_metadata, FIXTURE_DATA(ring) * self,
+			   __u32 flags)
 {
 	__u64 sum_lost = 0, sum_samples = 0;
 	struct cs_counts c;
 	unsigned int i;
 
-	RING_BEGIN();
-	overflow_without_reading(_metadata, self, 700);
+	overflow_without_reading(_metadata, self, 700, flags);
 	cs_drain(&self->s, &self->recs);
 	ASSERT_EQ(0, cs_start(self->s.fd));
 	cs_collect_for(&self->s, 700, &self->recs);
@@ -242,6 +247,21 @@ TEST_F_TIMEOUT(ring, counters_agree_between_headers_info_and_records, 60)
 	EXPECT_EQ(self->s.info.lost, sum_lost);
 	ASSERT_LT(0, c.lost_records);
 	EXPECT_GE(self->s.info.lost, c.lost);
+	/* every sample of a PC_ONLY session is a SAMPLE_PC record */
+	EXPECT_EQ(flags & CYCSAMPLE_CFG_PC_ONLY ? c.samples : 0, c.pc_only);
+}
+
+TEST_F_TIMEOUT(ring, counters_agree_between_headers_info_and_records, 60)
+{
+	RING_BEGIN();
+	counters_agree(_metadata, self, 0);
+}
+
+/* The same with 48-byte SAMPLE_PC records: in place, at the wrap, after a LOST record. */
+TEST_F_TIMEOUT(ring, counters_agree_with_pc_only_samples, 60)
+{
+	RING_BEGIN();
+	counters_agree(_metadata, self, CYCSAMPLE_CFG_PC_ONLY);
 }
 
 TEST_F_TIMEOUT(ring, records_wrap_around_the_end_intact, 60)

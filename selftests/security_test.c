@@ -821,10 +821,12 @@ TEST_F_TIMEOUT(security, no_kernel_address_reaches_an_unprivileged_reader, 60)
 /* Kernel addresses: the rule of /proc/kallsyms, for everyone             */
 /* ---------------------------------------------------------------------- */
 
-/* Sample a syscall-heavy child with kernel chains for a second; count into *arg. */
-static int sample_kernel_side(void *arg)
+/*
+ * Sample a syscall-heavy child for a second, with kernel chains or, with
+ * @flags CYCSAMPLE_CFG_PC_ONLY, as 48-byte SAMPLE_PC records; count into @res.
+ */
+static int sample_kernel_side_with(struct result *res, __u32 flags)
 {
-	struct result *res = arg;
 	struct cycsample_config cfg;
 	struct cycsample_info info;
 	struct cs_recs recs = { 0 };
@@ -838,7 +840,7 @@ static int sample_kernel_side(void *arg)
 	if (child < 0)
 		return 200;
 	cs_config_init(&cfg, CYCSAMPLE_TARGET_PID, child);
-	cfg.flags = CYCSAMPLE_CFG_KERNEL_CHAIN;
+	cfg.flags = flags;
 	err = cs_sample_for(&cfg, 1000, &recs, &info, &step);
 	cs_kill(child);
 	if (err) {
@@ -846,8 +848,14 @@ static int sample_kernel_side(void *arg)
 		return 201;
 	}
 	for (i = 0; i < recs.n; i++) {
+		const struct cycsample_sample_pc *pc = cs_sample_pc(&recs.v[i]);
 		const struct cycsample_sample *smp = cs_sample(&recs.v[i]);
 
+		if (pc && (pc->flags & CYCSAMPLE_SAMPLE_KERNEL)) {
+			res->kernel_samples++;
+			res->hidden_regs += !!(pc->flags & CYCSAMPLE_SAMPLE_REGS_HIDDEN);
+			res->kaddr_words += pc->pc >= CS_KERNEL_VA_START;
+		}
 		if (!smp || !(smp->flags & CYCSAMPLE_SAMPLE_KERNEL))
 			continue;
 		res->kernel_samples++;
@@ -860,6 +868,11 @@ static int sample_kernel_side(void *arg)
 	return err;
 }
 
+static int sample_kernel_side(void *arg)
+{
+	return sample_kernel_side_with(arg, CYCSAMPLE_CFG_KERNEL_CHAIN);
+}
+
 TEST_F_TIMEOUT(security, kptr_restrict_2_hides_kernel_addresses_even_from_root, 60)
 {
 	SEC_BEGIN(0);
@@ -870,6 +883,12 @@ TEST_F_TIMEOUT(security, kptr_restrict_2_hides_kernel_addresses_even_from_root, 
 	EXPECT_EQ(self->res->kernel_samples, self->res->hidden_regs);
 	EXPECT_EQ(0, self->res->kaddr_words);
 	EXPECT_EQ(0, self->res->kernel_frames);
+	/* the same rule for 48-byte SAMPLE_PC records */
+	ASSERT_EQ(0, sample_kernel_side_with(self->res, CYCSAMPLE_CFG_PC_ONLY))
+	TH_LOG("%s", self->res->step);
+	ASSERT_LT(0, self->res->kernel_samples) TH_LOG("no kernel SAMPLE_PC record");
+	EXPECT_EQ(self->res->kernel_samples, self->res->hidden_regs);
+	EXPECT_EQ(0, self->res->kaddr_words);
 
 	/* kptr_restrict 1: CAP_SYSLOG, which root has, sees them */
 	ASSERT_EQ(0, cs_sysctl_set("kptr_restrict", 1));
@@ -878,6 +897,11 @@ TEST_F_TIMEOUT(security, kptr_restrict_2_hides_kernel_addresses_even_from_root, 
 	EXPECT_EQ(0, self->res->hidden_regs);
 	EXPECT_EQ(self->res->kernel_samples, self->res->kaddr_words);
 	EXPECT_LT(0, self->res->kernel_frames);
+	ASSERT_EQ(0, sample_kernel_side_with(self->res, CYCSAMPLE_CFG_PC_ONLY))
+	TH_LOG("%s", self->res->step);
+	ASSERT_LT(0, self->res->kernel_samples);
+	EXPECT_EQ(0, self->res->hidden_regs);
+	EXPECT_EQ(self->res->kernel_samples, self->res->kaddr_words);
 }
 
 /* Drop one capability from the effective, permitted and inheritable sets. */

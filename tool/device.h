@@ -90,6 +90,8 @@ static inline bool ring_sample_pid(const void *rec, u32 size, u32 *pid)
 {
 	const struct cycsample_sample *s = rec;
 
+	if (size < sizeof(struct cycsample_record_header))
+		return false;
 	switch (s->hdr.type) {
 	case CYCSAMPLE_REC_SAMPLE:
 		if (size < sizeof(struct cycsample_sample))

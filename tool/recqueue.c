@@ -124,7 +124,7 @@ void rq_push(struct recqueue *q, const void *rec, u32 size, u32 cpu)
 	memcpy(entry_add(q, size, cpu), rec, size);
 	q->nr++;
 	q->nr_total++;
-	if (size >= sizeof(struct cycsample_record_header) && ring_sample_pid(rec, size, &pid))
+	if (ring_sample_pid(rec, size, &pid))
 		q->nr_samples++;
 }
 

@@ -44,12 +44,12 @@ static void raw_regs(const struct cycsample_sample *s, FILE *out)
 	}
 }
 
-static void raw_details(const struct cycsample_sample *s, FILE *out)
+static void raw_details(const struct report *rep, const struct cycsample_sample *s, FILE *out)
 {
 	fprintf(out, " %s pc 0x%llx", s->flags & CYCSAMPLE_SAMPLE_KERNEL ? "kernel" : "user",
 		s->pc);
-	/* a sample recorded without chains (SAMPLE_PC) has no sp, fp or lr */
-	if (s->sp || s->fp || s->lr || s->nr_kernel || s->nr_user)
+	/* a session of SAMPLE_PC records recorded no sp, fp or lr */
+	if (!(rep->p->meta.config_flags & CYCSAMPLE_CFG_PC_ONLY))
 		fprintf(out, " sp 0x%llx fp 0x%llx lr 0x%llx", s->sp, s->fp, s->lr);
 	if (s->flags & CYCSAMPLE_SAMPLE_THROTTLED)
 		fputs(" throttled", out);
@@ -79,7 +79,7 @@ static void raw_sample(const struct report *rep, const struct rsample *rs, bool 
 	fprintf(out, "%s %u/%u [%03u] %s: %llu %s:", sb->buf, s->pid, s->tid, s->cpu, t, s->period,
 		ev.buf);
 	if (details)
-		raw_details(s, out);
+		raw_details(rep, s, out);
 	fputc('\n', out);
 	sbuf_free(&ev);
 	for (j = 0; j < rs->nr; j++) {

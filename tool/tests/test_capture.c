@@ -380,13 +380,71 @@ static void test_svg_utf8(void)
 	free(svg);
 }
 
+/*
+ * A capture is written with SAMPLE records only (a SAMPLE_PC record is
+ * kept as the sample it stands for), but one that holds a SAMPLE_PC record
+ * (another writer, a hand-made file) reads back with it as a sample.  The
+ * first sample of the file becomes a SAMPLE_PC record and a record of an
+ * unknown type that fills the rest of its bytes.
+ */
+static void test_sample_pc_in_capture(const char *data, size_t len, const u8 *first, u32 nr)
+{
+	const struct cycsample_sample *orig = (const void *)first, *got = NULL;
+	struct cycsample_record_header filler;
+	struct cycsample_sample_pc pc = {
+		.hdr = { CYCSAMPLE_REC_SAMPLE_PC, sizeof(pc) },
+		.time = orig->time,
+		.pid = orig->pid,
+		.tid = orig->tid,
+		.cpu = orig->cpu,
+		.flags = orig->flags | CYCSAMPLE_SAMPLE_UCHAIN_TRUNC,
+		.arch = orig->arch,
+		.pmu = orig->pmu,
+		.period = orig->period,
+		.pc = orig->pc,
+	};
+	char *copy = xmalloc(len), *at, err[256] = "";
+	struct sess s;
+	size_t i;
+
+	memcpy(copy, data, len);
+	at = memmem(copy, len, first, orig->hdr.size);
+	ok(at && orig->hdr.size >= sizeof(pc) + 8, "the first sample found in the capture");
+	if (!at) {
+		free(copy);
+		return;
+	}
+	filler.type = 99;
+	filler.size = orig->hdr.size - sizeof(pc);
+	memcpy(at, &pc, sizeof(pc));
+	memcpy(at + sizeof(pc), &filler, sizeof(filler));
+	sess_init(&s);
+	ok(!capture_read_mem(copy, len, &s.p, &s.ms, &s.r, "/nonexistent", err, sizeof(err)),
+	   "a capture with a SAMPLE_PC record parses%s%s", err[0] ? ": " : "", err);
+	is_u64(s.p.nr_samples, nr, "as many samples as written");
+	for (i = 0; i < s.p.nr_ev && !got; i++) {
+		const struct cycsample_sample *x = prof_rec(&s.p, &s.p.ev[i]);
+
+		if (s.p.ev[i].type == CYCSAMPLE_REC_SAMPLE && x->time == orig->time &&
+		    !x->nr_user && !x->nr_kernel)
+			got = x;
+	}
+	ok(got && got->hdr.type == CYCSAMPLE_REC_SAMPLE && got->hdr.size == 88 &&
+		   got->pc == orig->pc && got->pid == orig->pid && got->tid == orig->tid &&
+		   got->period == orig->period && !got->sp && !got->lr && got->flags == orig->flags,
+	   "it reads back as a sample with its pc and no chain (chain flags dropped)");
+	sess_free(&s);
+	free(copy);
+}
+
 int main(void)
 {
 	char *path = fx_path("s.cyc"), *a, *b = NULL, *data, err[256];
 	struct report rep;
 	struct sess s;
 	size_t len, i, failed = 0, silent = 0, parsed = 0;
-	u32 seed = 4242, v;
+	u32 seed = 4242, v, nr_samples;
+	u8 *first = NULL;
 	int ret;
 
 	sess_init(&s);
@@ -395,6 +453,15 @@ int main(void)
 	report_build(&rep, &s.p, &s.r);
 	ok(!capture_write(path, &rep, &s.ms), "capture written");
 	report_free(&rep);
+	for (i = 0; i < s.p.nr_ev && !first; i++) {
+		const struct cycsample_sample *x = prof_rec(&s.p, &s.p.ev[i]);
+
+		if (s.p.ev[i].type == CYCSAMPLE_REC_SAMPLE) {
+			first = xmalloc(x->hdr.size);
+			memcpy(first, x, x->hdr.size);
+		}
+	}
+	nr_samples = s.p.nr_samples;
 	sess_free(&s);
 
 	data = slurp(path, &len);
@@ -454,6 +521,9 @@ int main(void)
 	memcpy(data, "CYCSCAP", 3);
 	v = CAP_VERSION;
 	memcpy(data + 8, &v, 4);
+	if (first)
+		test_sample_pc_in_capture(data, len, first, nr_samples);
+	free(first);
 	test_cut_in_end(data, len);
 	test_beyond_4g(data, len);
 	free(data);

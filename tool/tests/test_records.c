@@ -543,11 +543,17 @@ static void test_sample_pc(void)
 	is_u64(p.nr_samples, 1, "counted as a sample");
 	is_u64(p.nr_throttled, 1, "... a throttled one");
 	is_u64(p.pmu_samples[1], 1, "... of its PMU");
+	make_sample_pc(buf, 7, 7, 2);
+	((struct cycsample_sample_pc *)buf)->flags |= CYCSAMPLE_SAMPLE_KCHAIN_TRUNC;
+	prof_add_record(&p, buf, sizeof(buf), 4, &size, &why);
+	s = prof_rec(&p, &p.ev[p.nr_ev - 1]);
+	ok(!(s->flags & CYCSAMPLE_SAMPLE_KCHAIN_TRUNC) && (s->flags & CYCSAMPLE_SAMPLE_USER),
+	   "a chain flag in a SAMPLE_PC record (no chain was walked) is dropped");
 	make_sample_pc(more, 6, 7, 2);
 	h = (void *)more;
 	h->size = 56;
 	ok(prof_add_record(&p, more, sizeof(more), 4, &size, &why) == REC_VALID && size == 56 &&
-		   ((const struct cycsample_sample *)prof_rec(&p, &p.ev[1]))->hdr.size == 88,
+		   ((const struct cycsample_sample *)prof_rec(&p, &p.ev[2]))->hdr.size == 88,
 	   "a longer SAMPLE_PC record (a later ABI): its own size consumed, 88 kept");
 	prof_free(&p);
 

@@ -401,8 +401,9 @@ struct cycsample_sample {
  * -g: 48 bytes instead of 88, so that a ring holds 1.8 times as many
  * before the reader has to drain it.  @time, @pid, @tid, @cpu, @period and
  * @pc are those of struct cycsample_sample, at the same offsets; @flags
- * holds the same CYCSAMPLE_SAMPLE_* bits (every one of them fits in 16),
- * and there are no chain flags.  A kernel-mode sample that the reader may
+ * holds the same CYCSAMPLE_SAMPLE_* bits, and there are no chain flags.
+ * Only bits 0 to 15 fit here: a sample flag added above them would need a
+ * new record type to reach a PC_ONLY reader.  A kernel-mode sample that the reader may
  * not see has @pc 0 and REGS_HIDDEN set, as there.
  */
 struct cycsample_sample_pc {
