@@ -55,7 +55,6 @@ struct cycs_scratch {
 	unsigned long kstack[CYCS_KSTACK_ENTRIES];
 	union {
 		struct cycsample_sample sample;
-		struct cycsample_sample_pc sample_pc;
 		u64 words[CYCSAMPLE_MAX_RECORD_SIZE / sizeof(u64)];
 	} rec;
 };

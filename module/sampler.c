@@ -312,6 +312,14 @@ bool cycs_check_exec(struct cycs_session *s, struct cycs_ring *r, u64 now, bool 
 
 /* ---- samples ----------------------------------------------------------- */
 
+/* The fewest bytes a sample of @s takes: its fixed part. */
+static u32 cycs_sample_min(struct cycs_session *s)
+{
+	if (s->cfg.flags & CYCSAMPLE_CFG_PC_ONLY)
+		return sizeof(struct cycsample_sample_pc);
+	return sizeof(struct cycsample_sample);
+}
+
 /*
  * The most bytes a sample of @s can take: the fixed part, both chains at
  * max_stack and the user registers (at most 40 on every architecture, as
@@ -321,6 +329,8 @@ static u32 cycs_sample_max(struct cycs_session *s, bool user)
 {
 	u32 flags = s->cfg.flags, n = 0;
 
+	if (flags & CYCSAMPLE_CFG_PC_ONLY)
+		return sizeof(struct cycsample_sample_pc);
 	if (!user && s->kaddr_ok && (flags & CYCSAMPLE_CFG_KERNEL_CHAIN))
 		n += s->cfg.max_stack;
 	if (flags & CYCSAMPLE_CFG_USER_CHAIN)
@@ -420,31 +430,9 @@ static u32 cycs_build_sample(struct cycs_session *s, struct cycs_scratch *sc,
 	return smp->hdr.size;
 }
 
-/* A sample with its chains: in place when it fits, else built aside and copied. */
-static enum cycs_put_result cycs_put_sample(struct cycs_session *s, struct cycs_scratch *sc,
-					    struct cycs_ring *r, const struct cycs_hit *h)
-{
-	struct cycsample_sample *smp;
-	bool full;
-	u32 len;
-
-	smp = cycs_ring_reserve(s->rings, r, sizeof(*smp), cycs_sample_max(s, h->user), &full);
-	if (smp) {
-		len = cycs_build_sample(s, sc, smp, h);
-		return cycs_ring_commit(s->rings, r, len);
-	}
-	if (full) {
-		/* no walk and no record for a sample that cannot be kept */
-		cycs_ring_lose(r);
-		return CYCS_PUT_LOST;
-	}
-	len = cycs_build_sample(s, sc, &sc->rec.sample, h);
-	return cycs_ring_put(s->rings, r, &sc->rec, len, h->now);
-}
-
 /* The sample of a CYCSAMPLE_CFG_PC_ONLY session: no chains, no registers but the pc. */
-static void cycs_build_sample_pc(struct cycs_session *s, struct cycsample_sample_pc *smp,
-				 const struct cycs_hit *h)
+static u32 cycs_build_sample_pc(struct cycs_session *s, struct cycsample_sample_pc *smp,
+				const struct cycs_hit *h)
 {
 	u32 flags = cycs_sample_flags(h, cycs_user_regs(h->regs));
 
@@ -468,27 +456,40 @@ static void cycs_build_sample_pc(struct cycs_session *s, struct cycsample_sample
 		flags |= CYCSAMPLE_SAMPLE_REGS_HIDDEN;
 	}
 	smp->flags = flags;
+	return sizeof(*smp);
 }
 
-static enum cycs_put_result cycs_put_sample_pc(struct cycs_session *s, struct cycs_scratch *sc,
-					       struct cycs_ring *r, const struct cycs_hit *h)
+/* The record of @s's samples, built at @rec: returns its size in bytes. */
+static u32 cycs_build(struct cycs_session *s, struct cycs_scratch *sc, void *rec,
+		      const struct cycs_hit *h)
 {
-	struct cycsample_sample_pc *smp;
-	bool full;
+	if (s->cfg.flags & CYCSAMPLE_CFG_PC_ONLY)
+		return cycs_build_sample_pc(s, rec, h);
+	return cycs_build_sample(s, sc, rec, h);
+}
 
-	smp = cycs_ring_reserve(s->rings, r, sizeof(*smp), sizeof(*smp), &full);
-	if (smp) {
-		cycs_build_sample_pc(s, smp, h);
-		return cycs_ring_commit(s->rings, r, sizeof(*smp));
+/* A sample: in place when it fits, else built aside and copied. */
+static enum cycs_put_result cycs_put_sample(struct cycs_session *s, struct cycs_scratch *sc,
+					    struct cycs_ring *r, const struct cycs_hit *h)
+{
+	void *rec;
+	bool full;
+	u32 len;
+
+	rec = cycs_ring_reserve(s->rings, r, cycs_sample_min(s), cycs_sample_max(s, h->user),
+				&full);
+	if (rec) {
+		len = cycs_build(s, sc, rec, h);
+		return cycs_ring_commit(s->rings, r, len);
 	}
 	if (full) {
+		/* no walk and no record for a sample that cannot be kept */
 		cycs_ring_lose(r);
 		return CYCS_PUT_LOST;
 	}
 	/* at the wrap, or behind a LOST record */
-	smp = &sc->rec.sample_pc;
-	cycs_build_sample_pc(s, smp, h);
-	return cycs_ring_put(s->rings, r, smp, sizeof(*smp), h->now);
+	len = cycs_build(s, sc, &sc->rec, h);
+	return cycs_ring_put(s->rings, r, &sc->rec, len, h->now);
 }
 
 /**
@@ -539,10 +540,7 @@ void cycs_overflow(struct perf_event *event, struct perf_sample_data *data, stru
 	r = s->rings->by_cpu[cpu];
 	urgent = __cycs_check_exec(s, r, h.now, &wake);
 
-	if (s->cfg.flags & CYCSAMPLE_CFG_PC_ONLY)
-		res = cycs_put_sample_pc(s, sc, r, &h);
-	else
-		res = cycs_put_sample(s, sc, r, &h);
+	res = cycs_put_sample(s, sc, r, &h);
 	if (cycs_put_done(s, r, res, urgent, &wake)) {
 		this_cpu_inc(s->stats->samples);
 		this_cpu_inc(s->stats->pmu_samples[h.pmu]);
