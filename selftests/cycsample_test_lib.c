@@ -657,30 +657,19 @@ void cs_count(const struct cs_recs *r, struct cs_counts *c)
 	memset(c, 0, sizeof(*c));
 	for (i = 0; i < r->n; i++) {
 		const struct cycsample_record_header *h = cs_hdr(&r->v[i]);
+		struct cs_sample_head sh;
 
 		c->records++;
+		if (cs_sample_head(&r->v[i], &sh)) {
+			c->samples++;
+			c->pc_only += h->type == CYCSAMPLE_REC_SAMPLE_PC;
+			if (sh.flags & CYCSAMPLE_SAMPLE_USER)
+				c->user++;
+			if (sh.flags & CYCSAMPLE_SAMPLE_KERNEL)
+				c->kernel++;
+			continue;
+		}
 		switch (h->type) {
-		case CYCSAMPLE_REC_SAMPLE: {
-			const struct cycsample_sample *smp = r->v[i].buf;
-
-			c->samples++;
-			if (smp->flags & CYCSAMPLE_SAMPLE_USER)
-				c->user++;
-			if (smp->flags & CYCSAMPLE_SAMPLE_KERNEL)
-				c->kernel++;
-			break;
-		}
-		case CYCSAMPLE_REC_SAMPLE_PC: {
-			const struct cycsample_sample_pc *pc = r->v[i].buf;
-
-			c->samples++;
-			c->pc_only++;
-			if (pc->flags & CYCSAMPLE_SAMPLE_USER)
-				c->user++;
-			if (pc->flags & CYCSAMPLE_SAMPLE_KERNEL)
-				c->kernel++;
-			break;
-		}
 		case CYCSAMPLE_REC_LOST:
 			c->lost_records++;
 			c->lost += ((const struct cycsample_lost *)r->v[i].buf)->lost;
@@ -707,21 +696,10 @@ unsigned long cs_count_pc_in(const struct cs_recs *r, pid_t pid, const void *lo,
 	size_t i;
 
 	for (i = 0; i < r->n; i++) {
-		const struct cycsample_sample_pc *pc = cs_sample_pc(&r->v[i]);
-		const struct cycsample_sample *smp = cs_sample(&r->v[i]);
-		__u64 at;
-		__u32 p;
+		struct cs_sample_head sh;
 
-		if (smp) {
-			at = smp->pc;
-			p = smp->pid;
-		} else if (pc) {
-			at = pc->pc;
-			p = pc->pid;
-		} else {
-			continue;
-		}
-		if ((!pid || p == (__u32)pid) && at >= (uintptr_t)lo && at < (uintptr_t)hi)
+		if (cs_sample_head(&r->v[i], &sh) && (!pid || sh.pid == (__u32)pid) &&
+		    sh.pc >= (uintptr_t)lo && sh.pc < (uintptr_t)hi)
 			n++;
 	}
 	return n;

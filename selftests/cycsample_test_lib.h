@@ -128,6 +128,25 @@ static inline const struct cycsample_sample_pc *cs_sample_pc(const struct cs_rec
 	return cs_hdr(r)->type == CYCSAMPLE_REC_SAMPLE_PC ? r->buf : NULL;
 }
 
+/* What a sample record of either kind carries in common. */
+struct cs_sample_head {
+	__u32 pid, tid, flags;
+	__u64 pc;
+};
+
+/* Fill @h from a SAMPLE or SAMPLE_PC record; false for any other record. */
+static inline bool cs_sample_head(const struct cs_rec *r, struct cs_sample_head *h)
+{
+	const struct cycsample_sample_pc *pc = cs_sample_pc(r);
+	const struct cycsample_sample *smp = cs_sample(r);
+
+	if (smp)
+		*h = (struct cs_sample_head){ smp->pid, smp->tid, smp->flags, smp->pc };
+	else if (pc)
+		*h = (struct cs_sample_head){ pc->pid, pc->tid, pc->flags, pc->pc };
+	return smp || pc;
+}
+
 static inline const __u64 *cs_kernel_frames(const struct cycsample_sample *smp)
 {
 	return smp->frames;

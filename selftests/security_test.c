@@ -848,20 +848,16 @@ static int sample_kernel_side_with(struct result *res, __u32 flags)
 		return 201;
 	}
 	for (i = 0; i < recs.n; i++) {
-		const struct cycsample_sample_pc *pc = cs_sample_pc(&recs.v[i]);
 		const struct cycsample_sample *smp = cs_sample(&recs.v[i]);
+		struct cs_sample_head sh;
 
-		if (pc && (pc->flags & CYCSAMPLE_SAMPLE_KERNEL)) {
-			res->kernel_samples++;
-			res->hidden_regs += !!(pc->flags & CYCSAMPLE_SAMPLE_REGS_HIDDEN);
-			res->kaddr_words += pc->pc >= CS_KERNEL_VA_START;
-		}
-		if (!smp || !(smp->flags & CYCSAMPLE_SAMPLE_KERNEL))
+		if (!cs_sample_head(&recs.v[i], &sh) || !(sh.flags & CYCSAMPLE_SAMPLE_KERNEL))
 			continue;
 		res->kernel_samples++;
-		res->hidden_regs += !!(smp->flags & CYCSAMPLE_SAMPLE_REGS_HIDDEN);
-		res->kaddr_words += smp->pc >= CS_KERNEL_VA_START;
-		res->kernel_frames += smp->nr_kernel;
+		res->hidden_regs += !!(sh.flags & CYCSAMPLE_SAMPLE_REGS_HIDDEN);
+		res->kaddr_words += sh.pc >= CS_KERNEL_VA_START;
+		if (smp)
+			res->kernel_frames += smp->nr_kernel;
 	}
 	err = recs.errors ? 202 : 0;
 	cs_recs_free(&recs);
