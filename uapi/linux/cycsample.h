@@ -403,8 +403,8 @@ struct cycsample_sample {
  * @pc are those of struct cycsample_sample, at the same offsets; @flags
  * holds the same CYCSAMPLE_SAMPLE_* bits, and there are no chain flags.
  * Only bits 0 to 15 fit here: a sample flag added above them would need a
- * new record type to reach a PC_ONLY reader.  A kernel-mode sample that the reader may
- * not see has @pc 0 and REGS_HIDDEN set, as there.
+ * new record type to reach a PC_ONLY reader.  A kernel-mode sample that
+ * the reader may not see has @pc 0 and REGS_HIDDEN set, as there.
  */
 struct cycsample_sample_pc {
 	struct cycsample_record_header hdr;
