@@ -366,10 +366,12 @@ def md_kernel(k, g, d):
     clock = "QEMU -icount shift=0 (guest time: 1 ns per instruction)" \
         if h.get("icount") == "1" else "plain TCG (host time: a cross-check only)"
     o.append("## %s (%s)\n" % (k, i.get("kernel", "?")))
-    o.append("Date %s, QEMU %s, %s, -smp 2, perf %s, %s repetitions, about %s samples "
+    o.append("Date %s, QEMU %s, %s, -smp 2, guest command line + %s, perf %s, %s "
+             "repetitions, about %s samples "
              "per run, single-threaded workloads %s.  Host: load %s -> %s, guest run "
              "%s s wall, %s s of host CPU.\n" % (
                  h.get("date"), h.get("qemu"), clock,
+                 (h.get("cmdline") or "nothing").replace(",", " "),
                  i.get("perf", "?").replace("perf_version_", ""), i.get("reps"),
                  i.get("nsamp"), "pinned to CPU 0 with their sampler"
                  if i.get("pin") == "1" else "not pinned",

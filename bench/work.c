@@ -7,11 +7,14 @@
  *	of work: KPCT percent of them (default 20) read 64 KiB from /dev/zero,
  *	which is time in the kernel (kernel callchains), the rest spin in the
  *	leaf deep_spin().  Samples then carry a DEPTH+2 deep user chain.
- *   benchwork mt THREADS UNITS|-SECS
+ *   benchwork mt THREADS UNITS|-SECS [pin]
  *	THREADS threads (at most 4), each running its own mix of the leaf
  *	functions below; with a negative count each thread spins for SECS
- *	seconds instead of a fixed amount of work.  Expected self shares of
- *	the work when both threads of "mt 2" get a CPU each:
+ *	seconds instead of a fixed amount of work.  With "pin", thread i is
+ *	bound to CPU i (modulo the CPUs online): the scheduler then has no
+ *	placement to decide, which is what moved the elapsed time of the
+ *	same run between boots.  Expected self shares of the work when both
+ *	threads of "mt 2" get a CPU each:
  *	  thread 0: mt_alpha 60 %, mt_beta 40 %
  *	  thread 1: mt_gamma 70 %, mt_delta 30 %
  *	  overall:  alpha 30, beta 20, gamma 35, delta 15 (half the time each)
@@ -183,6 +186,7 @@ NOINLINE unsigned long mt_delta(unsigned long x, unsigned long n)
 
 struct mt_arg {
 	int id;
+	int cpu;			/* < 0: not bound */
 	long units;			/* < 0: -seconds */
 	unsigned long x;
 };
@@ -209,8 +213,16 @@ static void *mt_thread(void *p)
 {
 	struct mt_arg *a = p;
 	unsigned long long end = 0;
+	cpu_set_t set;
 	long r;
 
+	if (a->cpu >= 0) {
+		CPU_ZERO(&set);
+		CPU_SET(a->cpu, &set);
+		if (sched_setaffinity(0, sizeof(set), &set))
+			fprintf(stderr, "mt: thread %d on CPU %d: %s\n", a->id, a->cpu,
+				strerror(errno));
+	}
 	if (a->units < 0)
 		end = now_ns() + (unsigned long long)(-a->units) * 1000000000ULL;
 	for (r = 0; a->units < 0 ? now_ns() < end : r < a->units / 10; r++)
@@ -223,17 +235,20 @@ static int run_mt(int argc, char **argv)
 	struct mt_arg args[4];
 	pthread_t th[4];
 	unsigned long long t0, c0;
-	int n, i, err;
+	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int n, i, err, pin;
 
-	if (argc < 4)
+	if (argc < 4 || argc > 5)
 		return 2;
 	n = atoi(argv[2]);
-	if (n < 1 || n > 4)
+	pin = argc == 5 && !strcmp(argv[4], "pin");
+	if (n < 1 || n > 4 || (argc == 5 && !pin) || ncpus < 1)
 		return 2;
 	c0 = cpu_ns();
 	t0 = now_ns();
 	for (i = 0; i < n; i++) {
 		args[i].id = i;
+		args[i].cpu = pin ? (int)(i % ncpus) : -1;
 		args[i].units = atol(argv[3]);
 		args[i].x = 88172645463325252UL + i;
 		err = pthread_create(&th[i], NULL, mt_thread, &args[i]);
@@ -381,7 +396,7 @@ int main(int argc, char **argv)
 	else if (argc > 1 && !strcmp(argv[1], "settle"))
 		ret = run_settle(argc, argv);
 	if (ret == 2)
-		fprintf(stderr, "usage: benchwork deep DEPTH UNITS [KPCT] | mt THREADS UNITS|-SECS"
+		fprintf(stderr, "usage: benchwork deep DEPTH UNITS [KPCT] | mt THREADS UNITS|-SECS [pin]"
 			" | run CMD... | tool CMD... | settle SAMPLES\n");
 	return ret;
 }

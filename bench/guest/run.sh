@@ -20,7 +20,8 @@
 #                     perf's without callchains: its records, under 64
 #                     bytes, stay below the watermark)
 #   PIN (1)           run the single-threaded workloads and their sampler on
-#                     CPU 0 (below)
+#                     CPU 0, and each of mt's two threads on a CPU of its
+#                     own (below)
 #   LOSS_FREQS ("10000 20000"), LOSS_SECS (1): mt for LOSS_SECS guest seconds
 #   DEPTHS ("1 16 64 200"), DEPTH_FREQ (4000)
 #   AGREE_PERIOD (c2000000: -c 2000000 for the fixed-period agreement run)
@@ -34,8 +35,10 @@
 # a single-threaded workload and its sampler leave the other CPU idle, so
 # the workload's CPU time (which includes the interrupts it took) is what
 # the sample path cost it, and its elapsed time minus its CPU time is what
-# the sampler's reader took from it.  mt keeps both CPUs busy and is not
-# pinned.  Every run starts with kernel.perf_event_max_sample_rate back at
+# the sampler's reader took from it.  mt keeps both CPUs busy, one thread
+# bound to each (benchwork mt ... pin), the sampler free to run on either;
+# scripts/bench boots the guest with CPU 1 in nohz_full mode, which took
+# most of the variation out of mt's times (its header).  Every run starts with kernel.perf_event_max_sample_rate back at
 # 100000; the limit the kernel left after the run is reported as rate_after.
 #
 # Address-space randomization is off (kernel.randomize_va_space=0): where
@@ -117,7 +120,7 @@ wl_cmd()
 	case $1 in
 	deep16) echo "./benchwork deep 16 $2 20" ;;
 	demo) echo "./benchwork run ./demo $2" ;;
-	mt) echo "./benchwork mt 2 $2" ;;
+	mt) echo "./benchwork mt 2 $2 $(mt_pin)" ;;
 	esac
 }
 
@@ -125,6 +128,12 @@ wl_cmd()
 pin_of()
 {
 	[ "$PIN" = 1 ] && [ "$1" != mt ] && echo "taskset -c 0"
+}
+
+# mt's own binding: one thread on each CPU (the sampler stays free).
+mt_pin()
+{
+	[ "$PIN" = 1 ] && echo pin
 }
 
 # The limits a run of workload $1 starts with (see above), after a second
@@ -302,8 +311,8 @@ phase_loss()
 {
 	SIZE=-$LOSS_SECS
 	for f in $LOSS_FREQS; do
-		run_cyc loss mt "$f" 1 "-g" -- ./benchwork mt 2 -"$LOSS_SECS"
-		run_perf loss mt "$f" 1 "-g" -- ./benchwork mt 2 -"$LOSS_SECS"
+		run_cyc loss mt "$f" 1 "-g" -- ./benchwork mt 2 -"$LOSS_SECS" $(mt_pin)
+		run_perf loss mt "$f" 1 "-g" -- ./benchwork mt 2 -"$LOSS_SECS" $(mt_pin)
 		emit loss perf-stats mt "$f" 1 "$(perf_loss)"
 	done
 }
@@ -328,9 +337,9 @@ phase_agree()
 		file_perf "$name-perf"
 	done
 	SIZE=3000
-	run_cyc agree mt 4000 1 "-g" -- ./benchwork mt 2 $SIZE
+	run_cyc agree mt 4000 1 "-g" -- ./benchwork mt 2 $SIZE $(mt_pin)
 	file_cyc "mt-cycsample"
-	run_perf agree mt 4000 1 "-g" -- ./benchwork mt 2 $SIZE
+	run_perf agree mt 4000 1 "-g" -- ./benchwork mt 2 $SIZE $(mt_pin)
 	file_perf "mt-perf"
 }
 
