@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "configure.h"
 #include "device.h"
 #include "recqueue.h"
 #include "session.h"
@@ -683,6 +684,11 @@ static void config_error(const struct record_opts *o, s32 target, int err)
 	}
 }
 
+static int configure_device(void *dev, const struct cycsample_config *cfg)
+{
+	return dev_configure(dev, cfg);
+}
+
 static int open_device(struct cs_device *d, const char *path)
 {
 	int ret = dev_open(d, path);
@@ -759,25 +765,6 @@ static u32 default_ring_pages(void)
 	return pages * page > CYCSAMPLE_DEFAULT_RING_BYTES ? pages : 0;
 }
 
-/*
- * Wake at half the ring, as perf's default watermark does: fewer wakeups
- * than the module's quarter, and still half a ring of room while we drain.
- * The ring's size as the module works it out for @ring_pages.
- */
-static u32 wakeup_bytes(u32 ring_pages)
-{
-	u64 page = sysconf(_SC_PAGESIZE), ring;
-
-	if (!ring_pages)
-		ring_pages =
-			MAX(CYCSAMPLE_DEFAULT_RING_BYTES / page, (u64)CYCSAMPLE_MIN_RING_PAGES);
-	ring = ring_pages * page;
-	/* a ring too small for it, or one CONFIGURE refuses anyway: the default */
-	if (ring / 2 + CYCSAMPLE_MAX_RECORD_SIZE > ring || ring > CYCSAMPLE_MAX_RING_BYTES)
-		return 0;
-	return ring / 2;
-}
-
 static void build_config(const struct record_opts *o, s32 target, struct cycsample_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
@@ -807,7 +794,7 @@ static void build_config(const struct record_opts *o, s32 target, struct cycsamp
 		cfg->flags |= CYCSAMPLE_CFG_PC_ONLY;
 	if (o->no_fallback)
 		cfg->flags |= CYCSAMPLE_CFG_NO_FALLBACK;
-	cfg->wakeup_bytes = wakeup_bytes(cfg->ring_pages);
+	cfg->wakeup_bytes = config_wakeup_bytes(cfg->ring_pages);
 	if (o->cmd)
 		cfg->flags |= CYCSAMPLE_CFG_ENABLE_ON_EXEC;
 	/* the maps of what runs come from the kernel, not from /proc re-reads */
@@ -938,6 +925,9 @@ int session_record(const struct record_opts *o, struct profile *p, struct maps *
 	struct child c = { .go_fd = -1, .err_fd = -1, .status = -1 };
 	struct drain_ctx dc = { .p = p, .ms = ms, .r = r, .held_pid = UINT32_MAX };
 	struct sigaction sa = { .sa_handler = on_signal };
+	struct cs_config_ctx cctx = { .device = o->device,
+				      .what = prog_name,
+				      .ring_given = o->ring_pages };
 	struct cycsample_config cfg;
 	struct cs_device d = { .fd = -1 };
 	const char *why = "";
@@ -967,68 +957,7 @@ int session_record(const struct record_opts *o, struct profile *p, struct maps *
 	/* the files' ELF headers are read after the run (maps.h) */
 	ms->defer_parse = ms->live;
 	build_config(o, target, &cfg);
-	ret = dev_configure(&d, &cfg);
-	if (ret == -EINVAL && (cfg.flags & CYCSAMPLE_CFG_PC_ONLY)) {
-		/* a module from before SAMPLE_PC records: the samples are whole */
-		cfg.flags &= ~CYCSAMPLE_CFG_PC_ONLY;
-		ret = dev_configure(&d, &cfg);
-		if (!ret)
-			pr_debug("%s writes no SAMPLE_PC records: 88 bytes a sample", o->device);
-	}
-	if (ret == -EINVAL && (cfg.flags & CYCSAMPLE_CFG_FORK)) {
-		/* a module from before FORK records: a child's maps read from /proc */
-		cfg.flags &= ~CYCSAMPLE_CFG_FORK;
-		ret = dev_configure(&d, &cfg);
-		if (!ret)
-			pr_debug("%s writes no FORK records: a child's maps read from /proc",
-				 o->device);
-	}
-	if (ret == -EINVAL || ret == -EOPNOTSUPP) {
-		/*
-		 * A module from before MMAP records, or a kernel without
-		 * kprobes (or PREEMPT_RT): read /proc/PID/maps instead.
-		 */
-		cfg.flags &= ~(CYCSAMPLE_CFG_MMAP | CYCSAMPLE_CFG_FORK);
-		ret = dev_configure(&d, &cfg);
-		if (!ret)
-			pr_debug("%s writes no MMAP records: maps read from /proc", o->device);
-	}
-	if (ret == -EINVAL && (cfg.flags & CYCSAMPLE_CFG_ENABLE_ON_EXEC)) {
-		/* a module from before ENABLE_ON_EXEC: the child is sampled from START */
-		cfg.flags &= ~CYCSAMPLE_CFG_ENABLE_ON_EXEC;
-		ret = dev_configure(&d, &cfg);
-		if (!ret)
-			pr_warn("%s cannot start sampling at exec: %s shows in the profile",
-				o->device, prog_name);
-	}
-	if (ret == -EPERM && !o->ring_pages && cfg.ring_pages) {
-		/*
-		 * perf's default ring may be more than this user may lock
-		 * (other perf buffers, CPUs offline): the module's.  Still
-		 * refused, the cause was another (lockdown): perf's again.
-		 */
-		u32 pages = cfg.ring_pages, wake = cfg.wakeup_bytes;
-
-		cfg.ring_pages = 0;
-		cfg.wakeup_bytes = wakeup_bytes(0);
-		ret = dev_configure(&d, &cfg);
-		if (!ret) {
-			pr_debug("the default ring exceeds the memory you may lock: %u KiB per CPU",
-				 CYCSAMPLE_DEFAULT_RING_BYTES >> 10);
-		} else {
-			cfg.ring_pages = pages;
-			cfg.wakeup_bytes = wake;
-		}
-	}
-	if ((ret == -EACCES || ret == -EPERM) && (cfg.flags & CYCSAMPLE_CFG_KERNEL_CHAIN)) {
-		/* an unprivileged or locked-down session may still sample user space */
-		cfg.flags &= ~CYCSAMPLE_CFG_KERNEL_CHAIN;
-		cfg.flags |= CYCSAMPLE_CFG_USER_ONLY;
-		if (!dev_configure(&d, &cfg)) {
-			pr_warn("kernel callchains not allowed here; recording user space only");
-			ret = 0;
-		}
-	}
+	ret = config_negotiate(configure_device, &d, &cfg, &cctx);
 	if (ret) {
 		config_error(o, target, ret);
 		goto out_close;

@@ -34,7 +34,7 @@ unit()
 	dir=$1
 	label=$2
 	for t in test_records test_interval test_elfsym test_dwline test_srcline test_leaf \
-		test_capture test_pprof test_aarch32; do
+		test_capture test_pprof test_aarch32 test_configure; do
 		log=$dir/$t.log
 		"$dir/$t" >"$log" 2>&1
 		rc=$?

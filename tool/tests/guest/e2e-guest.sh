@@ -325,6 +325,27 @@ if [ -w $par ] && command -v su >/dev/null; then
 	su -s /bin/sh nobody -c "$C -p 1 -d 1" >/dev/null 2>$T/unpriv1.err
 	[ $? -eq 1 ] && grep -q "pid 1: permission denied" $T/unpriv1.err
 	check $? "unprivileged: someone else's process: 'pid 1: permission denied'"
+	# Two refusals, one behind the other: kernel callchains (EACCES), then
+	# perf's ring over the user's budget (EPERM).  perf_event_mlock_kb 1040
+	# makes perf's ring 1 MiB; with CPU 1 offline the budget is 1040 KiB
+	# (per online CPU) for rings on both possible CPUs, and without
+	# RLIMIT_MEMLOCK nothing may go over it: the module's 256 KiB fit.
+	cpu1=/sys/devices/system/cpu/cpu1/online
+	oldmk=$(cat /proc/sys/kernel/perf_event_mlock_kb)
+	if [ -w $cpu1 ] && echo 0 >$cpu1; then
+		echo 1040 >/proc/sys/kernel/perf_event_mlock_kb
+		su -s /bin/sh nobody -c "ulimit -l 0 && $C -v -- $T/u/demo 100" \
+			>$T/unpriv2.txt 2>$T/unpriv2.err
+		rc=$?
+		echo 1 >$cpu1
+		echo "$oldmk" >/proc/sys/kernel/perf_event_mlock_kb
+		[ $rc -eq 0 ] && grep -q "user space only" $T/unpriv2.err &&
+			grep -q "default ring exceeds the memory you may lock" $T/unpriv2.err &&
+			grep -q hot_loop $T/unpriv2.txt
+		st=$?
+		check $st "unprivileged, CPU 1 offline: user space only and the module's ring"
+		[ $st -eq 0 ] || sed 's/^/# stderr: /' $T/unpriv2.err | tail -n 8
+	fi
 	echo "$oldp" >$par
 	echo "$oldpar" >/proc/sys/kernel/perf_event_paranoid
 	chmod "$oldm" /dev/cycsample
