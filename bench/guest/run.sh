@@ -20,8 +20,8 @@
 #                     perf's without callchains: its records, under 64
 #                     bytes, stay below the watermark)
 #   PIN (1)           run the single-threaded workloads and their sampler on
-#                     CPU 0, and each of mt's two threads on a CPU of its
-#                     own (below)
+#                     CPU 0 (below)
+#   MT_PIN (0)        bind each of mt's two threads to a CPU of its own
 #   LOSS_FREQS ("10000 20000"), LOSS_SECS (1): mt for LOSS_SECS guest seconds
 #   DEPTHS ("1 16 64 200"), DEPTH_FREQ (4000)
 #   AGREE_PERIOD (c2000000: -c 2000000 for the fixed-period agreement run)
@@ -35,10 +35,9 @@
 # a single-threaded workload and its sampler leave the other CPU idle, so
 # the workload's CPU time (which includes the interrupts it took) is what
 # the sample path cost it, and its elapsed time minus its CPU time is what
-# the sampler's reader took from it.  mt keeps both CPUs busy, one thread
-# bound to each (benchwork mt ... pin), the sampler free to run on either;
-# scripts/bench boots the guest with CPU 1 in nohz_full mode, which took
-# most of the variation out of mt's times (its header).  Every run starts with kernel.perf_event_max_sample_rate back at
+# the sampler's reader took from it.  mt keeps both CPUs busy and is not
+# pinned (MT_PIN=1 binds one thread to each CPU, for a guest booted with
+# CPU 1 in nohz_full mode: scripts/bench's header).  Every run starts with kernel.perf_event_max_sample_rate back at
 # 100000; the limit the kernel left after the run is reported as rate_after.
 #
 # Address-space randomization is off (kernel.randomize_va_space=0): where
@@ -59,6 +58,7 @@ FREQS=${FREQS:-"1000 4000 10000 20000"}
 WORKLOADS=${WORKLOADS:-"demo deep16 mt"}
 NSAMP=${NSAMP:-4000}
 PIN=${PIN:-1}
+MT_PIN=${MT_PIN:-0}
 LOSS_FREQS=${LOSS_FREQS:-"10000 20000"}
 LOSS_SECS=${LOSS_SECS:-1}
 DEPTHS=${DEPTHS:-"1 16 64 200"}
@@ -133,7 +133,7 @@ pin_of()
 # mt's own binding: one thread on each CPU (the sampler stays free).
 mt_pin()
 {
-	[ "$PIN" = 1 ] && echo pin
+	[ "$MT_PIN" = 1 ] && echo pin
 }
 
 # The limits a run of workload $1 starts with (see above), after a second
@@ -359,7 +359,7 @@ echo "@info kernel=$(uname -r) cpus=$(grep -c ^processor /proc/cpuinfo) \
 perf=$(perf_cmd version 2>&1 | tr ' ' _) cycread=$(cycread -V 2>&1 | head -n 1 | tr ' ' _) \
 mlock_kb=$(cat /proc/sys/kernel/perf_event_mlock_kb) \
 cpu_time_max_percent=$(cat /proc/sys/kernel/perf_cpu_time_max_percent) \
-reps=$REPS nsamp=$NSAMP pin=$PIN aslr=0"
+reps=$REPS nsamp=$NSAMP pin=$PIN mt_pin=$MT_PIN aslr=0"
 [ $# -gt 0 ] || set -- cost loss agree depth
 echo 0 >$ASLR
 for ph in "$@"; do
