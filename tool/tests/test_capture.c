@@ -387,9 +387,9 @@ static void test_svg_utf8(void)
  * first sample of the file becomes a SAMPLE_PC record and a record of an
  * unknown type that fills the rest of its bytes.
  */
-static void test_sample_pc_in_capture(const char *data, size_t len, const u8 *first, u32 nr)
+static char *with_sample_pc(const char *data, size_t len, const u8 *first)
 {
-	const struct cycsample_sample *orig = (const void *)first, *got = NULL;
+	const struct cycsample_sample *orig = (const void *)first;
 	struct cycsample_record_header filler;
 	struct cycsample_sample_pc pc = {
 		.hdr = { CYCSAMPLE_REC_SAMPLE_PC, sizeof(pc) },
@@ -403,21 +403,29 @@ static void test_sample_pc_in_capture(const char *data, size_t len, const u8 *fi
 		.period = orig->period,
 		.pc = orig->pc,
 	};
-	char *copy = xmalloc(len), *at, err[256] = "";
-	struct sess s;
-	size_t i;
+	char *copy = xmalloc(len), *at;
 
 	memcpy(copy, data, len);
 	at = memmem(copy, len, first, orig->hdr.size);
 	ok(at && orig->hdr.size >= sizeof(pc) + 8, "the first sample found in the capture");
 	if (!at) {
 		free(copy);
-		return;
+		return NULL;
 	}
 	filler.type = 99;
 	filler.size = orig->hdr.size - sizeof(pc);
 	memcpy(at, &pc, sizeof(pc));
 	memcpy(at + sizeof(pc), &filler, sizeof(filler));
+	return copy;
+}
+
+static void test_sample_pc_in_capture(const char *copy, size_t len, const u8 *first, u32 nr)
+{
+	const struct cycsample_sample *orig = (const void *)first, *got = NULL;
+	char err[256] = "";
+	struct sess s;
+	size_t i;
+
 	sess_init(&s);
 	ok(!capture_read_mem(copy, len, &s.p, &s.ms, &s.r, "/nonexistent", err, sizeof(err)),
 	   "a capture with a SAMPLE_PC record parses%s%s", err[0] ? ": " : "", err);
@@ -434,16 +442,60 @@ static void test_sample_pc_in_capture(const char *data, size_t len, const u8 *fi
 		   got->period == orig->period && !got->sp && !got->lr && got->flags == orig->flags,
 	   "it reads back as a sample with its pc and no chain (chain flags dropped)");
 	sess_free(&s);
-	free(copy);
+}
+
+/* Every prefix of @data: a clear error each time. */
+static void test_truncations(const char *data, size_t len, const char *what)
+{
+	size_t i, failed = 0, silent = 0;
+	char err[256];
+
+	for (i = 0; i < len; i++) {
+		err[0] = '\0';
+		if (read_mem(data, i, err, sizeof(err), NULL) != -1)
+			failed++;
+		else if (!err[0])
+			silent++;
+	}
+	ok(!failed, "%s: all %zu truncations rejected", what, len);
+	ok(!silent, "%s: each with a message", what);
+}
+
+/* Random corruption of @data: errors or valid reports, nothing else. */
+static void test_corruptions(const char *data, size_t len, u32 seed, const char *what)
+{
+	size_t i, parsed = 0;
+	char err[256];
+	u32 v;
+
+	for (i = 0; i < 3000; i++) {
+		char *copy = xmalloc(len), *out = NULL;
+		u32 k;
+
+		memcpy(copy, data, len);
+		for (k = 0; k <= i % 4; k++) {
+			seed = seed * 1103515245 + 12345;
+			v = seed >> 8;
+			if (i % 5 == 0)
+				memset(copy + v % len, 0xff, MIN(4, len - v % len));
+			else
+				copy[v % len] ^= 1 << (seed & 7);
+		}
+		if (!read_mem(copy, len, err, sizeof(err), &out))
+			parsed++;
+		free(out);
+		free(copy);
+	}
+	ok(1, "%s: 3000 corrupted captures handled (%zu still parsed)", what, parsed);
 }
 
 int main(void)
 {
-	char *path = fx_path("s.cyc"), *a, *b = NULL, *data, err[256];
+	char *path = fx_path("s.cyc"), *a, *b = NULL, *data, *pc_data, err[256];
 	struct report rep;
 	struct sess s;
-	size_t len, i, failed = 0, silent = 0, parsed = 0;
-	u32 seed = 4242, v, nr_samples;
+	size_t len, i;
+	u32 v, nr_samples;
 	u8 *first = NULL;
 	int ret;
 
@@ -476,39 +528,10 @@ int main(void)
 		printf("# live:\n%s\n# capture:\n%s\n", a, b);
 	free(b);
 
-	/* every prefix of the file: a clear error each time */
-	for (i = 0; i < len; i++) {
-		err[0] = '\0';
-		if (read_mem(data, i, err, sizeof(err), NULL) != -1)
-			failed++;
-		else if (!err[0])
-			silent++;
-	}
-	ok(!failed, "all %zu truncations rejected", len);
-	ok(!silent, "each with a message");
+	test_truncations(data, len, "the capture");
 	read_mem(data, len / 2, err, sizeof(err), NULL);
 	ok(strstr(err, "truncated") != NULL, "half a file: '%s'", err);
-
-	/* random corruption: errors or valid reports, nothing else */
-	for (i = 0; i < 3000; i++) {
-		char *copy = xmalloc(len), *out = NULL;
-		u32 k;
-
-		memcpy(copy, data, len);
-		for (k = 0; k <= i % 4; k++) {
-			seed = seed * 1103515245 + 12345;
-			v = seed >> 8;
-			if (i % 5 == 0)
-				memset(copy + v % len, 0xff, MIN(4, len - v % len));
-			else
-				copy[v % len] ^= 1 << (seed & 7);
-		}
-		if (!read_mem(copy, len, err, sizeof(err), &out))
-			parsed++;
-		free(out);
-		free(copy);
-	}
-	ok(1, "3000 corrupted captures handled (%zu still parsed)", parsed);
+	test_corruptions(data, len, 4242, "the capture");
 
 	memcpy(data, "XYZ", 3);
 	read_mem(data, len, err, sizeof(err), NULL);
@@ -521,8 +544,14 @@ int main(void)
 	memcpy(data, "CYCSCAP", 3);
 	v = CAP_VERSION;
 	memcpy(data + 8, &v, 4);
-	if (first)
-		test_sample_pc_in_capture(data, len, first, nr_samples);
+	pc_data = first ? with_sample_pc(data, len, first) : NULL;
+	if (pc_data) {
+		test_sample_pc_in_capture(pc_data, len, first, nr_samples);
+		/* the expansion of a SAMPLE_PC record reads what a corrupt file holds */
+		test_truncations(pc_data, len, "with a SAMPLE_PC record");
+		test_corruptions(pc_data, len, 2424, "with a SAMPLE_PC record");
+		free(pc_data);
+	}
 	free(first);
 	test_cut_in_end(data, len);
 	test_beyond_4g(data, len);
