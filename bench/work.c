@@ -11,10 +11,11 @@
  *	THREADS threads (at most 4), each running its own mix of the leaf
  *	functions below; with a negative count each thread spins for SECS
  *	seconds instead of a fixed amount of work.  With "pin", thread i is
- *	bound to CPU i (modulo the CPUs online): the scheduler then has no
- *	placement to decide, which is what moved the elapsed time of the
- *	same run between boots.  Expected self shares of the work when both
- *	threads of "mt 2" get a CPU each:
+ *	bound to CPU i (modulo the CPUs online), so that in a guest whose
+ *	CPU 1 runs nohz_full one thread is always the task there (binding
+ *	alone did not make the runs repeat: Documentation/performance.rst,
+ *	"mt on a CPU without its tick").  Expected self shares of the work
+ *	when both threads of "mt 2" get a CPU each:
  *	  thread 0: mt_alpha 60 %, mt_beta 40 %
  *	  thread 1: mt_gamma 70 %, mt_delta 30 %
  *	  overall:  alpha 30, beta 20, gamma 35, delta 15 (half the time each)

@@ -37,8 +37,9 @@
 # the sample path cost it, and its elapsed time minus its CPU time is what
 # the sampler's reader took from it.  mt keeps both CPUs busy and is not
 # pinned (MT_PIN=1 binds one thread to each CPU, for a guest booted with
-# CPU 1 in nohz_full mode: scripts/bench's header).  Every run starts with kernel.perf_event_max_sample_rate back at
-# 100000; the limit the kernel left after the run is reported as rate_after.
+# CPU 1 in nohz_full mode: scripts/bench's header).  Every run starts with
+# kernel.perf_event_max_sample_rate back at 100000; the limit the kernel
+# left after the run is reported as rate_after.
 #
 # Address-space randomization is off (kernel.randomize_va_space=0): where
 # the loader puts the libraries and the stack changes how many instructions
