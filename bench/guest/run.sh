@@ -26,6 +26,8 @@
 #   DEPTHS ("1 16 64 200"), DEPTH_FREQ (4000)
 #   AGREE_PERIOD (c2000000: -c 2000000 for the fixed-period agreement run)
 #   SETTLE (1): settle the kernel's handler-time average before each run
+#   QUIET (1): no periodic memory housekeeping during the runs (below);
+#                     0: the kernel's defaults
 #
 # Output: one "@r key=value..." line per run, and "@file NAME" ... "@end"
 # around the reports the host compares.  The host parses nothing else.
@@ -45,6 +47,16 @@
 # the loader puts the libraries and the stack changes how many instructions
 # page faults and the dynamic loader take, which moved the same workload's
 # time by 0.6 ms from run to run on 6.12.
+#
+# QUIET=1 turns off three kinds of memory housekeeping that the kernel
+# does on its own timers, whichever run they fall into: khugepaged, woken
+# by every new process whose memory may become huge pages (it drains the
+# page lists of every CPU before it scans), proactive compaction (kcompactd,
+# every 500 ms) and the per-CPU statistics folding (vmstat_update, every
+# second).  Transparent huge pages go from "always" to "madvise", so memory
+# that asks for them (cycread's queue) still gets them.  Twelve runs of mt
+# alone then took 0.6 ms less each (of 500), and how much of that work a
+# run met depended on what ran before it.
 #
 # mt runs with kernel.perf_cpu_time_max_percent=0 (no throttle): the vCPUs
 # take turns on one host thread, and a turn of the other vCPU that falls
@@ -70,6 +82,10 @@ PCT=/proc/sys/kernel/perf_cpu_time_max_percent
 PCT_DEFAULT=$(cat $PCT)
 ASLR=/proc/sys/kernel/randomize_va_space
 ASLR_DEFAULT=$(cat $ASLR)
+QUIET=${QUIET:-1}
+THP=/sys/kernel/mm/transparent_hugepage/enabled
+STAT=/proc/sys/vm/stat_interval
+PROACT=/proc/sys/vm/compaction_proactiveness
 T=/tmp/bench
 mkdir -p $T $PERF_DIR
 tar -xf perf.tar -C $PERF_DIR || exit 1
@@ -78,6 +94,26 @@ tar -xf perf.tar -C $PERF_DIR || exit 1
 perf_cmd()
 {
 	PAGER="cat" "$PERF_DIR/perf" --no-pager "$@"
+}
+
+# quiet on|off: the housekeeping of QUIET=1 off, or back to what it was.
+# Each knob is optional (compaction_proactiveness is 5.9's).
+quiet()
+{
+	[ "$QUIET" = 1 ] || return 0
+	if [ "$1" = on ]; then
+		THP_DEFAULT=$(sed 's/.*\[\(.*\)\].*/\1/' $THP 2>/dev/null)
+		STAT_DEFAULT=$(cat $STAT)
+		PROACT_DEFAULT=$(cat $PROACT 2>/dev/null)
+		[ -n "$THP_DEFAULT" ] && echo madvise >$THP
+		echo 3600 >$STAT
+		[ -n "$PROACT_DEFAULT" ] && echo 0 >$PROACT
+	else
+		[ -n "$THP_DEFAULT" ] && echo "$THP_DEFAULT" >$THP
+		echo "$STAT_DEFAULT" >$STAT
+		[ -n "$PROACT_DEFAULT" ] && echo "$PROACT_DEFAULT" >$PROACT
+	fi
+	return 0
 }
 
 # The first value of KEY in a capture file's text header.
@@ -356,17 +392,21 @@ phase_depth()
 	done
 }
 
+echo 0 >$ASLR
+quiet on
 echo "@info kernel=$(uname -r) cpus=$(grep -c ^processor /proc/cpuinfo) \
 perf=$(perf_cmd version 2>&1 | tr ' ' _) cycread=$(cycread -V 2>&1 | head -n 1 | tr ' ' _) \
 mlock_kb=$(cat /proc/sys/kernel/perf_event_mlock_kb) \
 cpu_time_max_percent=$(cat /proc/sys/kernel/perf_cpu_time_max_percent) \
-reps=$REPS nsamp=$NSAMP pin=$PIN mt_pin=$MT_PIN aslr=0"
+reps=$REPS nsamp=$NSAMP pin=$PIN mt_pin=$MT_PIN aslr=0 quiet=$QUIET \
+thp=$(sed 's/.*\[\(.*\)\].*/\1/' $THP 2>/dev/null) stat_interval=$(cat $STAT) \
+proactiveness=$(cat $PROACT 2>/dev/null)"
 [ $# -gt 0 ] || set -- cost loss agree depth
-echo 0 >$ASLR
 for ph in "$@"; do
 	echo "@phase $ph $(cut -d' ' -f1 /proc/uptime)"
 	"phase_$ph"
 done
 echo "$PCT_DEFAULT" >$PCT
 echo "$ASLR_DEFAULT" >$ASLR
+quiet off
 echo "@done $(cut -d' ' -f1 /proc/uptime)"
