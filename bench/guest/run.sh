@@ -26,6 +26,7 @@
 #   DEPTHS ("1 16 64 200"), DEPTH_FREQ (4000)
 #   AGREE_PERIOD (c2000000: -c 2000000 for the fixed-period agreement run)
 #   SETTLE (1): settle the kernel's handler-time average before each run
+#   REST (6): seconds of guest time between the settling and each run
 #   QUIET (1): no periodic memory housekeeping during the runs (below);
 #                     0: the kernel's defaults
 #
@@ -83,6 +84,7 @@ PCT_DEFAULT=$(cat $PCT)
 ASLR=/proc/sys/kernel/randomize_va_space
 ASLR_DEFAULT=$(cat $ASLR)
 QUIET=${QUIET:-1}
+REST=${REST:-6}
 THP=/sys/kernel/mm/transparent_hugepage/enabled
 STAT=/proc/sys/vm/stat_interval
 PROACT=/proc/sys/vm/compaction_proactiveness
@@ -173,11 +175,17 @@ mt_pin()
 	[ "$MT_PIN" = 1 ] && echo pin
 }
 
-# The limits a run of workload $1 starts with (see above), after a second
-# of rest: work the previous run left behind (freeing its rings and its
-# address space, RCU callbacks) then runs before the clock starts, not
-# during the run, where it moved the time of the next run by up to 0.5 ms.
-# An idle guest costs nothing under -icount sleep=off.
+# The limits a run of workload $1 starts with (see above), after REST
+# seconds of rest: work the previous run left behind then runs before the
+# clock starts, not during the run, where it moved the next run's time by
+# up to 0.2 ms (mt) or 0.5 ms.  Two such pieces come on the kernel's own
+# timers: a second after the last per-task perf event is closed (the
+# settling's own included) perf turns its scheduler hooks off, patching
+# the kernel's text with both CPUs stopped (perf_sched_delayed), and
+# memory freed with kfree_rcu() (the module's session) is freed in a batch
+# five seconds later (KFREE_DRAIN_JIFFIES); with a second of rest, the
+# first fell into some runs and not others.  An idle guest costs no wall
+# time under -icount sleep=off.
 limits_for()
 {
 	# the kernel refuses a new rate while perf_cpu_time_max_percent is 0
@@ -185,7 +193,7 @@ limits_for()
 	echo "$PCT_DEFAULT" >$PCT
 	echo 100000 >$RATE
 	settle
-	sleep 1
+	sleep "$REST"
 	echo 100000 >$RATE
 	[ "$1" = mt ] && echo 0 >$PCT
 	return 0
@@ -398,7 +406,7 @@ echo "@info kernel=$(uname -r) cpus=$(grep -c ^processor /proc/cpuinfo) \
 perf=$(perf_cmd version 2>&1 | tr ' ' _) cycread=$(cycread -V 2>&1 | head -n 1 | tr ' ' _) \
 mlock_kb=$(cat /proc/sys/kernel/perf_event_mlock_kb) \
 cpu_time_max_percent=$(cat /proc/sys/kernel/perf_cpu_time_max_percent) \
-reps=$REPS nsamp=$NSAMP pin=$PIN mt_pin=$MT_PIN aslr=0 quiet=$QUIET \
+reps=$REPS nsamp=$NSAMP pin=$PIN mt_pin=$MT_PIN aslr=0 quiet=$QUIET rest=$REST \
 thp=$(sed 's/.*\[\(.*\)\].*/\1/' $THP 2>/dev/null) stat_interval=$(cat $STAT) \
 proactiveness=$(cat $PROACT 2>/dev/null)"
 [ $# -gt 0 ] || set -- cost loss agree depth
