@@ -56,8 +56,8 @@
 # every 500 ms) and the per-CPU statistics folding (vmstat_update, every
 # second).  Transparent huge pages go from "always" to "madvise", so memory
 # that asks for them (cycread's queue) still gets them.  Twelve runs of mt
-# alone then took 0.6 ms less each (of 500), and how much of that work a
-# run met depended on what ran before it.
+# alone then took 0.6 ms less each (of 500): Documentation/performance.rst,
+# "Deferred work between the runs".
 #
 # mt runs with kernel.perf_cpu_time_max_percent=0 (no throttle): the vCPUs
 # take turns on one host thread, and a turn of the other vCPU that falls
