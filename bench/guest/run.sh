@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # run.sh - the in-guest half of scripts/bench (busybox sh).  Runs from the
-# --add directory holding benchwork, demo, libdemo.so and perf.tar (the
-# tree of bench/perf-root, unpacked here into /tmp/perf).
+# --add directory holding benchwork, demo, libdemo.so, lib.sh (what
+# trace-runs.sh shares) and perf.tar (the tree of bench/perf-root, unpacked
+# here into /tmp/perf).
 #
 # Usage: run.sh [PHASE...]   phases: cost loss agree depth (default: all)
 # Environment:
@@ -66,6 +67,8 @@
 # and throttles them to a few hundred samples/s, an effect of the emulator.
 
 cd "$(dirname "$0")" || exit 1
+# shellcheck source=bench/guest/lib.sh
+. ./lib.sh
 PERF_DIR=/tmp/perf
 REPS=${REPS:-3}
 FREQS=${FREQS:-"1000 4000 10000 20000"}
@@ -78,16 +81,8 @@ LOSS_SECS=${LOSS_SECS:-1}
 DEPTHS=${DEPTHS:-"1 16 64 200"}
 DEPTH_FREQ=${DEPTH_FREQ:-4000}
 AGREE_PERIOD=${AGREE_PERIOD:-c2000000}
-RATE=/proc/sys/kernel/perf_event_max_sample_rate
-PCT=/proc/sys/kernel/perf_cpu_time_max_percent
-PCT_DEFAULT=$(cat $PCT)
 ASLR=/proc/sys/kernel/randomize_va_space
 ASLR_DEFAULT=$(cat $ASLR)
-QUIET=${QUIET:-1}
-REST=${REST:-6}
-THP=/sys/kernel/mm/transparent_hugepage/enabled
-STAT=/proc/sys/vm/stat_interval
-PROACT=/proc/sys/vm/compaction_proactiveness
 T=/tmp/bench
 mkdir -p $T $PERF_DIR
 tar -xf perf.tar -C $PERF_DIR || exit 1
@@ -96,26 +91,6 @@ tar -xf perf.tar -C $PERF_DIR || exit 1
 perf_cmd()
 {
 	PAGER="cat" "$PERF_DIR/perf" --no-pager "$@"
-}
-
-# quiet on|off: the housekeeping of QUIET=1 off, or back to what it was.
-# Each knob is optional (compaction_proactiveness is 5.9's).
-quiet()
-{
-	[ "$QUIET" = 1 ] || return 0
-	if [ "$1" = on ]; then
-		THP_DEFAULT=$(sed 's/.*\[\(.*\)\].*/\1/' $THP 2>/dev/null)
-		STAT_DEFAULT=$(cat $STAT)
-		PROACT_DEFAULT=$(cat $PROACT 2>/dev/null)
-		[ -n "$THP_DEFAULT" ] && echo madvise >$THP
-		echo 3600 >$STAT
-		[ -n "$PROACT_DEFAULT" ] && echo 0 >$PROACT
-	else
-		[ -n "$THP_DEFAULT" ] && echo "$THP_DEFAULT" >$THP
-		echo "$STAT_DEFAULT" >$STAT
-		[ -n "$PROACT_DEFAULT" ] && echo "$PROACT_DEFAULT" >$PROACT
-	fi
-	return 0
 }
 
 # The first value of KEY in a capture file's text header.
@@ -173,46 +148,6 @@ pin_of()
 mt_pin()
 {
 	[ "$MT_PIN" = 1 ] && echo pin
-}
-
-# The limits a run of workload $1 starts with (see above), after REST
-# seconds of rest: work the previous run left behind then runs before the
-# clock starts, not during the run, where it moved the next run's time by
-# up to 0.2 ms (mt) or 0.5 ms.  Two such pieces come on the kernel's own
-# timers: a second after the last per-task perf event is closed (the
-# settling's own included) perf turns its scheduler hooks off, patching
-# the kernel's text with both CPUs stopped (perf_sched_delayed), and
-# memory freed with kfree_rcu() (the module's session) is freed in a batch
-# five seconds later (KFREE_DRAIN_JIFFIES); with a second of rest, the
-# first fell into some runs and not others.  An idle guest costs no wall
-# time under -icount sleep=off.
-limits_for()
-{
-	# the kernel refuses a new rate while perf_cpu_time_max_percent is 0
-	# (throttling off): the default percentage first, then the rate
-	echo "$PCT_DEFAULT" >$PCT
-	echo 100000 >$RATE
-	settle
-	sleep "$REST"
-	echo 100000 >$RATE
-	[ "$1" = mt ] && echo 0 >$PCT
-	return 0
-}
-
-# The kernel judges a PMU interrupt by a per-CPU running sum of the last
-# 128 or so handler times (perf_sample_event_took()), and lowers the rate
-# when its average passes the allowed share.  That sum outlives a run and
-# is not reset with the rate: a run that follows perf -g on deep16 started
-# with perf's average (about 3.8 us) and had the rate lowered at its first
-# sample, whatever its own handler cost.  So before every run the same
-# cheap sampling (700 overflows on each CPU of a perf event without a ring,
-# benchwork settle) brings both CPUs' sums to the same low level.  It used
-# to be perf record without callchains: the same effect, but perf's own
-# start and finish made up half of the bench's wall time.  SETTLE=0: none.
-settle()
-{
-	[ "${SETTLE:-1}" = 1 ] || return 0
-	./benchwork settle 700 || echo "# settle failed"
 }
 
 # emit PHASE TOOL WORKLOAD FREQ REP KEY=VALUE...
@@ -407,7 +342,7 @@ perf=$(perf_cmd version 2>&1 | tr ' ' _) cycread=$(cycread -V 2>&1 | head -n 1 |
 mlock_kb=$(cat /proc/sys/kernel/perf_event_mlock_kb) \
 cpu_time_max_percent=$(cat /proc/sys/kernel/perf_cpu_time_max_percent) \
 reps=$REPS nsamp=$NSAMP pin=$PIN mt_pin=$MT_PIN aslr=0 quiet=$QUIET rest=$REST \
-thp=$(sed 's/.*\[\(.*\)\].*/\1/' $THP 2>/dev/null) stat_interval=$(cat $STAT) \
+thp=$(thp_mode) stat_interval=$(cat $STAT) \
 proactiveness=$(cat $PROACT 2>/dev/null)"
 [ $# -gt 0 ] || set -- cost loss agree depth
 for ph in "$@"; do

@@ -16,19 +16,17 @@
 # Environment: N (8) runs, SIZE (4150: mt at 4 kHz in the bench), HZ
 # (4000), OPTS (--no-call-graph for cycread, none for perf), REST (6)
 # seconds of rest before each run, QUIET (1) housekeeping off as
-# run.sh does, BEFORE (none).  Runs from a directory holding benchwork and,
-# for perf, perf.tar (bench/perf-root's tree), e.g. the --add directory of
-# scripts/cycsample-vm --icount --seed 1 --mem 2048.
+# run.sh does, BEFORE (none).  Runs from a directory holding benchwork,
+# lib.sh and, for perf, perf.tar (bench/perf-root's tree), e.g. the --add
+# directory of scripts/cycsample-vm --icount --seed 1 --mem 2048.
 
 cd "$(dirname "$0")" || exit 1
+# shellcheck source=bench/guest/lib.sh
+. ./lib.sh
 T=/sys/kernel/tracing
-PCT=/proc/sys/kernel/perf_cpu_time_max_percent
-RATE=/proc/sys/kernel/perf_event_max_sample_rate
 N=${N:-8}
 SIZE=${SIZE:-4150}
 HZ=${HZ:-4000}
-REST=${REST:-6}
-QUIET=${QUIET:-1}
 BEFORE=${BEFORE:-none}
 MODE=${1:-alone}
 WL="./benchwork mt 2 $SIZE"
@@ -42,11 +40,7 @@ if [ "$MODE" = perf ] || [ "$BEFORE" = perf ]; then
 fi
 [ -d $T/events ] || mount -t tracefs nodev $T || exit 1
 echo 0 >/proc/sys/kernel/randomize_va_space
-if [ "$QUIET" = 1 ]; then
-	echo madvise >/sys/kernel/mm/transparent_hugepage/enabled
-	echo 3600 >/proc/sys/vm/stat_interval
-	echo 0 >/proc/sys/vm/compaction_proactiveness 2>/dev/null
-fi
+quiet on
 echo 16384 >$T/buffer_size_kb
 for e in sched/sched_process_exec sched/sched_process_exit sched/sched_switch \
 	workqueue/workqueue_execute_start irq/softirq_entry timer/timer_expire_entry \
@@ -54,16 +48,6 @@ for e in sched/sched_process_exec sched/sched_process_exit sched/sched_switch \
 	echo 1 >$T/events/$e/enable
 done
 echo 0 >$T/tracing_on
-
-# The bench's preparation of a run: limits, settling, rest (run.sh).
-prep()
-{
-	echo 25 >$PCT
-	echo 100000 >$RATE
-	./benchwork settle 700 >/dev/null
-	sleep "$REST"
-	echo 0 >$PCT
-}
 
 # tool_run TOOL: mt under cycread or perf record
 tool_run()
@@ -121,10 +105,10 @@ summary()
 i=1
 while [ "$i" -le "$N" ]; do
 	if [ "$MODE" = alone ] && [ "$BEFORE" != none ]; then
-		prep
+		limits_for mt
 		tool_run "$BEFORE" >/dev/null 2>&1
 	fi
-	prep
+	limits_for mt
 	echo >$T/trace
 	echo 1 >$T/tracing_on
 	if [ "$MODE" = alone ]; then
@@ -137,3 +121,5 @@ while [ "$i" -le "$N" ]; do
 	summary "$([ "$MODE" = alone ] && echo 0 || echo 1)"
 	i=$((i + 1))
 done
+echo "$PCT_DEFAULT" >$PCT
+quiet off
