@@ -1019,6 +1019,21 @@ int cs_pin(pid_t tid, int cpu)
 	return sched_setaffinity(tid, sizeof(set), &set) ? errno : 0;
 }
 
+int cs_pin_last_cpu(pid_t tid)
+{
+	int cpu, last = -1;
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return errno;
+	for (cpu = 0; cpu < CPU_SETSIZE; cpu++)
+		if (CPU_ISSET(cpu, &set))
+			last = cpu;
+	if (last <= 0)
+		return ENODEV;
+	return cs_pin(tid, last);
+}
+
 void cs_sleep_ms(unsigned int ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };

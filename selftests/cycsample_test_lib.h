@@ -295,6 +295,12 @@ int cs_run_as(uid_t uid, gid_t gid, int (*fn)(void *), void *arg);
 
 /* Pin the calling thread (tid 0) or task @tid to @cpu; 0 or errno. */
 int cs_pin(pid_t tid, int cpu);
+/*
+ * Pin @tid (0: the caller) to the highest CPU the caller may use, so that
+ * a target cannot migrate (see Documentation/testing.rst, the kernel's
+ * perf bug); 0, ENODEV if there is only one CPU, or errno.
+ */
+int cs_pin_last_cpu(pid_t tid);
 
 void cs_sleep_ms(unsigned int ms);
 uint64_t cs_now_ms(void);

@@ -1135,6 +1135,15 @@ static int race_target(void *arg)
 	snprintf(e, sizeof(e), CS_RACE_EXE "=%s", rq->exe);
 	snprintf(h, sizeof(h), CS_RACE_HELPER "=%s", rq->helper);
 	snprintf(c, sizeof(c), CS_RACE_COUNT "=%s", rq->count);
+	/*
+	 * On one CPU, with its threads and images (affinity survives clone
+	 * and exec): installing a task's first counter many times a
+	 * second while the task migrates trips the kernel's perf bug that
+	 * perf_migrate_race reproduces without us (6.1 warned so in
+	 * ctx_sched_out() under perf_event_exec()).  The race under test is
+	 * the reader's, on the other CPU, against the exec.
+	 */
+	cs_pin_last_cpu(0);
 	execve(rq->exe, argv, envp);
 	return 1;
 }

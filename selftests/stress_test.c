@@ -229,24 +229,6 @@ static void *race_map_unmap(void *p)
 	return NULL;
 }
 
-/* Keep @pid on the highest CPU we may use; false if there is only one. */
-static bool pin_to_one_cpu(pid_t pid)
-{
-	cpu_set_t set, one;
-	int cpu, last = -1;
-
-	if (sched_getaffinity(0, sizeof(set), &set))
-		return false;
-	for (cpu = 0; cpu < CPU_SETSIZE; cpu++)
-		if (CPU_ISSET(cpu, &set))
-			last = cpu;
-	if (last <= 0)
-		return false;
-	CPU_ZERO(&one);
-	CPU_SET(last, &one);
-	return sched_setaffinity(pid, sizeof(one), &one) == 0;
-}
-
 /*
  * Rounds of: a session on the spinner, one thread doing START/STOP, one
  * mapping, touching and unmapping the rings, and close() under their feet.
@@ -308,7 +290,7 @@ TEST_F_TIMEOUT(stress, start_stop_races_mmap_munmap_and_close, 300)
 	if (!uname(&u) && !strncmp(u.release, "6.12.", 5) && !getenv("CYCSAMPLE_STRESS_RACES"))
 		SKIP(return, "kernel perf bug on 6.12 even with a pinned target "
 			     "(perf_migrate_race -p); CYCSAMPLE_STRESS_RACES=1 runs it");
-	if (!pin_to_one_cpu(self->spinner))
+	if (cs_pin_last_cpu(self->spinner))
 		SKIP(return, "needs two CPUs to keep the target on one of them");
 	race_rounds(_metadata, self->spinner, self->base_refcnt, "target on one CPU");
 }
