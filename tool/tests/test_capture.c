@@ -461,15 +461,20 @@ static void test_truncations(const char *data, size_t len, const char *what)
 	ok(!silent, "%s: each with a message", what);
 }
 
-/* Random corruption of @data: errors or valid reports, nothing else. */
+/*
+ * Random corruption of @data: each copy is parsed into reports or rejected
+ * with a message (-1), nothing else; and some are rejected, or the
+ * corruptions never reached the reader's checks.
+ */
 static void test_corruptions(const char *data, size_t len, u32 seed, const char *what)
 {
-	size_t i, parsed = 0;
+	size_t i, parsed = 0, rejected = 0, silent = 0, other = 0;
 	char err[256];
 	u32 v;
 
 	for (i = 0; i < 3000; i++) {
 		char *copy = xmalloc(len), *out = NULL;
+		int ret;
 		u32 k;
 
 		memcpy(copy, data, len);
@@ -481,12 +486,23 @@ static void test_corruptions(const char *data, size_t len, u32 seed, const char 
 			else
 				copy[v % len] ^= 1 << (seed & 7);
 		}
-		if (!read_mem(copy, len, err, sizeof(err), &out))
+		err[0] = '\0';
+		ret = read_mem(copy, len, err, sizeof(err), &out);
+		if (!ret && out) {
 			parsed++;
+		} else if (ret == -1) {
+			rejected++;
+			silent += !err[0];
+		} else {
+			other++;
+		}
 		free(out);
 		free(copy);
 	}
-	ok(1, "%s: 3000 corrupted captures handled (%zu still parsed)", what, parsed);
+	ok(!other, "%s: 3000 corrupted captures, each parsed (%zu) or rejected (%zu)", what, parsed,
+	   rejected);
+	ok(!silent, "%s: each rejection with a message (%zu without)", what, silent);
+	ok(rejected > 0, "%s: corruptions reach the reader's checks", what);
 }
 
 int main(void)
