@@ -16,7 +16,8 @@
 # Environment: N (8) runs, SIZE (4150: mt at 4 kHz in the bench), HZ
 # (4000), OPTS (--no-call-graph for cycread, none for perf), REST (6)
 # seconds of rest before each run, QUIET (1) housekeeping off as
-# run.sh does, BEFORE (none).  Runs from a directory holding benchwork,
+# run.sh does, BEFORE (none).  Softirqs and interrupts are counted per
+# CPU (NAME@CPU).  Runs from a directory holding benchwork,
 # lib.sh and, for perf, perf.tar (bench/perf-root's tree), e.g. the --add
 # directory of scripts/cycsample-vm --icount --seed 1 --mem 2048.
 
@@ -80,17 +81,17 @@ summary()
 		if (p == pid) on = 0
 	}
 	!on { next }
+	{ match($0, /\[[0-9]+\]/); cpu = substr($0, RSTART + 1, RLENGTH - 2) + 0 }
 	/sched_switch:/ {
-		match($0, /\[[0-9]+\]/); cpu = substr($0, RSTART + 1, RLENGTH - 2)
 		t = $0; sub(/^.*\] [^ ]+ +/, "", t); sub(/:.*/, "", t); t += 0
 		n = $0; sub(/.*next_comm=/, "", n); sub(/ next_pid=.*/, "", n)
 		if (cur[cpu] != "") run[cur[cpu]] += t - since[cpu]
 		cur[cpu] = n; since[cpu] = t; sw[n]++; nsw++
 	}
 	/workqueue_execute_start:/ { f = $0; sub(/.*function /, "", f); wq[f]++ }
-	/softirq_entry:/ { f = $0; sub(/.*action=/, "", f); sub(/\]$/, "", f); si[f]++ }
+	/softirq_entry:/ { f = $0; sub(/.*action=/, "", f); sub(/\]$/, "", f); si[f "@" cpu]++ }
 	/ timer_expire_entry:/ { f = $0; sub(/.*function=/, "", f); sub(/ .*/, "", f); tm[f]++ }
-	/irq_handler_entry:/ { f = $0; sub(/.*name=/, "", f); ir[f]++ }
+	/irq_handler_entry:/ { f = $0; sub(/.*name=/, "", f); ir[f "@" cpu]++ }
 	END {
 		printf "  switches %d;", nsw
 		for (k in sw) if (k !~ /^swapper/) printf " %s:%d/%.0fus", k, sw[k], run[k] * 1e6
