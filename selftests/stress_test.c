@@ -144,7 +144,7 @@ TEST_F_TIMEOUT(stress, concurrent_session_loops_in_four_processes, 300)
 	STRESS_BEGIN();
 	ASSERT_LT(0, self->spinner);
 	ASSERT_NE(NULL, rep);
-	/* hundreds of first counters a second: keep clear of the kernel bug below */
+	/* a first counter installed over and over: keep clear of the kernel bug below */
 	cs_pin_last_cpu(self->spinner);
 	for (i = 0; i < 4; i++) {
 		args[i] = (struct loop_arg){ .target = self->spinner, .ms = ms, .rep = &rep[i] };
