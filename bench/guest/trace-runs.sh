@@ -15,12 +15,12 @@
 #             (from its exec to its exit)
 # Environment: N (8) runs, SIZE (4150: mt at 4 kHz in the bench), HZ
 # (4000), OPTS (--no-call-graph for cycread, none for perf), REST (6)
-# seconds of rest before each run, QUIET (1) housekeeping off as
-# run.sh does, BEFORE (none), SHOW (an extended regular expression: the
-# run's trace lines that match it, after its summary).  Softirqs and interrupts are counted per
-# CPU (NAME@CPU).  Runs from a directory holding benchwork,
-# lib.sh and, for perf, perf.tar (bench/perf-root's tree), e.g. the --add
-# directory of scripts/cycsample-vm --icount --seed 1 --mem 2048.
+# seconds of rest before each run, QUIET (1) housekeeping off as run.sh
+# does, BEFORE (none), SHOW (an extended regular expression: the run's
+# trace lines that match it, after its summary).  Softirqs and interrupts
+# are counted per CPU (NAME@CPU).  Runs from a directory holding
+# benchwork, lib.sh and, for perf, perf.tar (bench/perf-root's tree), e.g.
+# the --add directory of scripts/cycsample-vm --icount --seed 1 --mem 2048.
 
 cd "$(dirname "$0")" || exit 1
 # shellcheck source=bench/guest/lib.sh
