@@ -7,10 +7,19 @@
  *	of work: KPCT percent of them (default 20) read 64 KiB from /dev/zero,
  *	which is time in the kernel (kernel callchains), the rest spin in the
  *	leaf deep_spin().  Samples then carry a DEPTH+2 deep user chain.
- *   benchwork mt THREADS UNITS|-SECS [pin]
+ *   benchwork mt THREADS UNITS|-SECS [pin] [share]
  *	THREADS threads (at most 4), each running its own mix of the leaf
  *	functions below; with a negative count each thread spins for SECS
- *	seconds instead of a fixed amount of work.  With "pin", thread i is
+ *	seconds instead of a fixed amount of work.  With "share" the
+ *	THREADS * UNITS units are one pool that the threads draw from a
+ *	round (10 units) at a time, so they all work until the pool is
+ *	empty and end within a round of each other, however the CPUs'
+ *	time was split between them; without it each thread does its own
+ *	UNITS.  Under -icount the split is not repeatable, and a thread
+ *	that ends early leaves its CPU idle: fewer samples and ticks for
+ *	the same work (Documentation/performance.rst, "mt's work in one
+ *	pool").  The shares below then hold per thread, not overall.
+ *	With "pin", thread i is
  *	bound to CPU i (modulo the CPUs online), so that in a guest whose
  *	CPU 1 runs nohz_full one thread is always the task there (binding
  *	alone did not make the runs repeat: Documentation/performance.rst,
@@ -189,8 +198,19 @@ struct mt_arg {
 	int id;
 	int cpu;			/* < 0: not bound */
 	long units;			/* < 0: -seconds */
+	long *pool;			/* rounds left to all threads, or NULL */
 	unsigned long x;
 };
+
+/* Whether the thread is to do one more round (r done so far). */
+static int mt_more(const struct mt_arg *a, long r, unsigned long long end)
+{
+	if (a->units < 0)
+		return now_ns() < end;
+	if (a->pool)
+		return __atomic_fetch_sub(a->pool, 1, __ATOMIC_RELAXED) > 0;
+	return r < a->units / 10;
+}
 
 /* One round is 10 units split by the thread's mix. */
 static unsigned long mt_round(int id, unsigned long x)
@@ -226,7 +246,7 @@ static void *mt_thread(void *p)
 	}
 	if (a->units < 0)
 		end = now_ns() + (unsigned long long)(-a->units) * 1000000000ULL;
-	for (r = 0; a->units < 0 ? now_ns() < end : r < a->units / 10; r++)
+	for (r = 0; mt_more(a, r, end); r++)
 		a->x = mt_round(a->id, a->x);
 	return NULL;
 }
@@ -237,20 +257,31 @@ static int run_mt(int argc, char **argv)
 	pthread_t th[4];
 	unsigned long long t0, c0;
 	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
-	int n, i, err, pin;
+	long units, pool;
+	int n, i, err, pin = 0, share = 0;
 
-	if (argc < 4 || argc > 5)
+	if (argc < 4 || argc > 6)
 		return 2;
 	n = atoi(argv[2]);
-	pin = argc == 5 && !strcmp(argv[4], "pin");
-	if (n < 1 || n > 4 || (argc == 5 && !pin) || ncpus < 1)
+	units = atol(argv[3]);
+	for (i = 4; i < argc; i++) {
+		if (!strcmp(argv[i], "pin"))
+			pin = 1;
+		else if (!strcmp(argv[i], "share"))
+			share = 1;
+		else
+			return 2;
+	}
+	if (n < 1 || n > 4 || ncpus < 1 || (share && units < 0))
 		return 2;
+	pool = n * (units / 10);
 	c0 = cpu_ns();
 	t0 = now_ns();
 	for (i = 0; i < n; i++) {
 		args[i].id = i;
 		args[i].cpu = pin ? (int)(i % ncpus) : -1;
-		args[i].units = atol(argv[3]);
+		args[i].units = units;
+		args[i].pool = share ? &pool : NULL;
 		args[i].x = 88172645463325252UL + i;
 		err = pthread_create(&th[i], NULL, mt_thread, &args[i]);
 		if (err) {
@@ -397,7 +428,7 @@ int main(int argc, char **argv)
 	else if (argc > 1 && !strcmp(argv[1], "settle"))
 		ret = run_settle(argc, argv);
 	if (ret == 2)
-		fprintf(stderr, "usage: benchwork deep DEPTH UNITS [KPCT] | mt THREADS UNITS|-SECS [pin]"
+		fprintf(stderr, "usage: benchwork deep DEPTH UNITS [KPCT] | mt THREADS UNITS|-SECS [pin] [share]"
 			" | run CMD... | tool CMD... | settle SAMPLES\n");
 	return ret;
 }

@@ -19,10 +19,16 @@
 #                     ring past its watermark, so the readers' drains
 #                     during the run count, as in a real session (not
 #                     perf's without callchains: its records, under 64
-#                     bytes, stay below the watermark)
+#                     bytes, stay below the watermark).  mt takes NSAMP
+#                     on each CPU (since 2026-12-05 night; NSAMP on both
+#                     before): its runs jitter by 0.1 to 0.4 ms whatever
+#                     their length, ten times the pinned workloads' (its
+#                     two vCPUs take turns), and 1.3 us a sample in 3300
+#                     samples at 1 kHz is only 4.3 ms
 #   PIN (1)           run the single-threaded workloads and their sampler on
 #                     CPU 0 (below)
 #   MT_PIN (0)        bind each of mt's two threads to a CPU of its own
+#   MT_SHARE (1)      mt's cost runs draw their work from one pool (below)
 #   LOSS_FREQS ("10000 20000"), LOSS_SECS (1): mt for LOSS_SECS guest seconds
 #   DEPTHS ("1 16 64 200"), DEPTH_FREQ (4000)
 #   AGREE_PERIOD (c2000000: -c 2000000 for the fixed-period agreement run)
@@ -44,6 +50,14 @@
 # CPU 1 in nohz_full mode: scripts/bench's header).  Every run starts with
 # kernel.perf_event_max_sample_rate back at 100000; the limit the kernel
 # left after the run is reported as rate_after.
+#
+# mt's cost runs (MT_SHARE=1) give its two threads one pool of work: how
+# QEMU splits its turns between the vCPUs is not repeatable, and with a
+# fixed share each, the thread that gets more turns ends first and leaves
+# its CPU idle, so the same work took up to 17 % more or fewer samples and
+# ticks from run to run.  From one pool both threads work until the end.
+# The agreement run keeps a fixed share each (its expected shares are per
+# thread and overall).
 #
 # Address-space randomization is off (kernel.randomize_va_space=0): where
 # the loader puts the libraries and the stack changes how many instructions
@@ -76,6 +90,7 @@ WORKLOADS=${WORKLOADS:-"demo deep16 mt"}
 NSAMP=${NSAMP:-4000}
 PIN=${PIN:-1}
 MT_PIN=${MT_PIN:-0}
+MT_SHARE=${MT_SHARE:-1}
 LOSS_FREQS=${LOSS_FREQS:-"10000 20000"}
 LOSS_SECS=${LOSS_SECS:-1}
 DEPTHS=${DEPTHS:-"1 16 64 200"}
@@ -115,16 +130,16 @@ samp()
 }
 
 # The work of one cost run: a size that takes about NSAMP samples at FREQ
-# Hz per CPU.  Rates of work in guest time, measured under -icount on
-# arm64-6.1 (the same within 7 % on 6.12 and 7.3): deep16 21200 units/s,
-# demo 166 rounds/s, mt 8300 units/s with both CPUs at work (2 CPUs
-# sampled).
+# Hz (mt: on each of its two CPUs).  Rates of work in guest time, measured
+# under -icount on arm64-6.1 (the same within 7 % on 6.12 and 7.3): deep16
+# 21200 units/s, demo 166 rounds/s, mt 8300 units/s with both CPUs at work
+# (mt's size is each thread's share of the units).
 size_of()
 {
 	case $1 in
 	deep16) echo $((21200 * NSAMP / $2)) ;;
 	demo) echo $((166 * NSAMP / $2 + 1)) ;;
-	mt) echo $((8300 * NSAMP / $2 / 2)) ;;
+	mt) echo $((8300 * NSAMP / $2)) ;;
 	esac
 }
 
@@ -134,7 +149,7 @@ wl_cmd()
 	case $1 in
 	deep16) echo "./benchwork deep 16 $2 20" ;;
 	demo) echo "./benchwork run ./demo $2" ;;
-	mt) echo "./benchwork mt 2 $2 $(mt_pin)" ;;
+	mt) echo "./benchwork mt 2 $2 $(mt_pin) $(mt_share)" ;;
 	esac
 }
 
@@ -148,6 +163,11 @@ pin_of()
 mt_pin()
 {
 	[ "$MT_PIN" = 1 ] && echo pin
+}
+
+mt_share()
+{
+	[ "$MT_SHARE" = 1 ] && echo share
 }
 
 # emit PHASE TOOL WORKLOAD FREQ REP KEY=VALUE...
@@ -341,7 +361,7 @@ echo "@info kernel=$(uname -r) cpus=$(grep -c ^processor /proc/cpuinfo) \
 perf=$(perf_cmd version 2>&1 | tr ' ' _) cycread=$(cycread -V 2>&1 | head -n 1 | tr ' ' _) \
 mlock_kb=$(cat /proc/sys/kernel/perf_event_mlock_kb) \
 cpu_time_max_percent=$(cat /proc/sys/kernel/perf_cpu_time_max_percent) \
-reps=$REPS nsamp=$NSAMP pin=$PIN mt_pin=$MT_PIN aslr=0 quiet=$QUIET rest=$REST \
+reps=$REPS nsamp=$NSAMP pin=$PIN mt_pin=$MT_PIN mt_share=$MT_SHARE aslr=0 quiet=$QUIET rest=$REST \
 thp=$(thp_mode) stat_interval=$(cat $STAT) \
 proactiveness=$(cat $PROACT 2>/dev/null)"
 [ $# -gt 0 ] || set -- cost loss agree depth
