@@ -41,6 +41,13 @@ quiet()
 	return 0
 }
 
+# After the last run: the throttle and the housekeeping as they were.
+restore()
+{
+	echo "$PCT_DEFAULT" >$PCT
+	quiet off
+}
+
 # The limits a run of workload $1 starts with (run.sh's header), after REST
 # seconds of rest: work the previous run left behind then runs before the
 # clock starts, not during the run, where it moved the next run's time by

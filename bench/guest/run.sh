@@ -369,7 +369,6 @@ for ph in "$@"; do
 	echo "@phase $ph $(cut -d' ' -f1 /proc/uptime)"
 	"phase_$ph"
 done
-echo "$PCT_DEFAULT" >$PCT
 echo "$ASLR_DEFAULT" >$ASLR
-quiet off
+restore
 echo "@done $(cut -d' ' -f1 /proc/uptime)"

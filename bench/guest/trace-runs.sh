@@ -124,5 +124,4 @@ while [ "$i" -le "$N" ]; do
 	[ -z "${SHOW:-}" ] || grep -E "$SHOW" $T/trace | sed 's/^/  | /'
 	i=$((i + 1))
 done
-echo "$PCT_DEFAULT" >$PCT
-quiet off
+restore
