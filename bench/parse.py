@@ -178,6 +178,8 @@ def ratio(a, b):
 def derive_cost(g):
     """Per workload and rate: the runs alone, each tool's per-sample figures."""
     pinned = g["info"].get("pin", "0") == "1"
+    # mt's cost runs on one CPU (run.sh's MT_CPUS=1) split as the pinned ones do
+    mt_one = g["info"].get("mt_cpus") == "1"
     cells = []
     wls = []
     for r in runs(g, phase="cost"):
@@ -191,7 +193,8 @@ def derive_cost(g):
             alone = runs(g, phase="cost", wl=wl, tool="none", size=size)
             ae = spread(field(alone, "elapsed_ns"))
             ac = spread(field(alone, "cpu_ns"))
-            cell = {"wl": wl, "freq": int(f), "size": size, "pinned": pinned and wl != "mt",
+            cell = {"wl": wl, "freq": int(f), "size": size,
+                    "pinned": pinned and (wl != "mt" or mt_one),
                     "alone_ms": ae and {k: (v / 1e6 if k != "n" else v) for k, v in ae.items()},
                     "tools": {}}
             for t in TOOLS:
@@ -402,7 +405,7 @@ def md_kernel(k, g, d):
             c["wl"], c["freq"], sp(c["alone_ms"], "%.3f"), ps("cycsample"), ps("perf"),
             fmt(c.get("ratio_cg")), ps("cycsample-nocg"), ps("perf-nocg"),
             fmt(c.get("ratio_nocg"))))
-    o.append("\n### Where the time goes (medians; pinned workloads only)\n")
+    o.append("\n### Where the time goes (medians; pinned workloads, and mt on one CPU)\n")
     o.append("path: the workload's own CPU time per sample (the interrupt, the handler, "
              "perf's core); reader: what the sampler's reader took from the workload "
              "during the run, per sample; handler: the module's own statistics "
@@ -513,9 +516,9 @@ def rst_kernel(k, g, d):
                      m("cycsample-nocg", "path_us"), m("perf-nocg", "path_us"),
                      fmt(c.get("path_ratio_nocg")), m("cycsample-nocg", "handler_us")])
     if rows:
-        o.append("Split (pinned workloads, medians, us per sample): path = the workload's own "
-                 "CPU time, reader = the reader's share of the run, handler = the module's "
-                 "statistics.")
+        o.append("Split (pinned workloads and mt on one CPU, medians, us per sample): "
+                 "path = the workload's own CPU time, reader = the reader's share of the "
+                 "run, handler = the module's statistics.")
         o.append("")
         o.append(rst_table(["workload", "Hz", "path c -g", "path p -g", "ratio", "reader c",
                             "reader p", "handler", "path c", "path p", "ratio", "handler"],

@@ -19,16 +19,13 @@
 #                     ring past its watermark, so the readers' drains
 #                     during the run count, as in a real session (not
 #                     perf's without callchains: its records, under 64
-#                     bytes, stay below the watermark).  mt takes NSAMP
-#                     on each CPU (since 2026-12-05 night; NSAMP on both
-#                     before): its runs jitter by 0.1 to 0.4 ms whatever
-#                     their length, ten times the pinned workloads' (its
-#                     two vCPUs take turns), and 1.3 us a sample in 3300
-#                     samples at 1 kHz is only 4.3 ms
+#                     bytes, stay below the watermark)
 #   PIN (1)           run the single-threaded workloads and their sampler on
 #                     CPU 0 (below)
 #   MT_PIN (0)        bind each of mt's two threads to a CPU of its own
 #   MT_SHARE (1)      mt's cost runs draw their work from one pool (below)
+#   MT_CPUS (1)       CPUs online for mt's cost runs: 1 (the others are
+#                     taken offline for them, below) or all
 #   LOSS_FREQS ("10000 20000"), LOSS_SECS (1): mt for LOSS_SECS guest seconds
 #   DEPTHS ("1 16 64 200"), DEPTH_FREQ (4000)
 #   AGREE_PERIOD (c2000000: -c 2000000 for the fixed-period agreement run)
@@ -45,9 +42,16 @@
 # a single-threaded workload and its sampler leave the other CPU idle, so
 # the workload's CPU time (which includes the interrupts it took) is what
 # the sample path cost it, and its elapsed time minus its CPU time is what
-# the sampler's reader took from it.  mt keeps both CPUs busy and is not
-# pinned (MT_PIN=1 binds one thread to each CPU, for a guest booted with
-# CPU 1 in nohz_full mode: scripts/bench's header).  Every run starts with
+# the sampler's reader took from it.  mt's cost runs do the same with CPU 1
+# offline (MT_CPUS=1): its two threads and the sampler share CPU 0.  With
+# both CPUs busy (MT_CPUS=all, and the loss and agreement runs) QEMU takes
+# turns between the vCPUs at points the host's timing moves, and a CPU
+# that waits for the other (a lock, a cross-CPU call) spins until the
+# other's turn comes, in guest time: the same run under a sampler spread
+# by 0.35 ms, against 0.02 ms on one CPU (Documentation/performance.rst,
+# "mt on one CPU").  mt is not pinned (MT_PIN=1 binds one thread to each
+# CPU, for a guest booted with CPU 1 in nohz_full mode: scripts/bench's
+# header).  Every run starts with
 # kernel.perf_event_max_sample_rate back at 100000; the limit the kernel
 # left after the run is reported as rate_after.
 #
@@ -91,6 +95,7 @@ NSAMP=${NSAMP:-4000}
 PIN=${PIN:-1}
 MT_PIN=${MT_PIN:-0}
 MT_SHARE=${MT_SHARE:-1}
+MT_CPUS=${MT_CPUS:-1}
 LOSS_FREQS=${LOSS_FREQS:-"10000 20000"}
 LOSS_SECS=${LOSS_SECS:-1}
 DEPTHS=${DEPTHS:-"1 16 64 200"}
@@ -130,16 +135,18 @@ samp()
 }
 
 # The work of one cost run: a size that takes about NSAMP samples at FREQ
-# Hz (mt: on each of its two CPUs).  Rates of work in guest time, measured
-# under -icount on arm64-6.1 (the same within 7 % on 6.12 and 7.3): deep16
-# 21200 units/s, demo 166 rounds/s, mt 8300 units/s with both CPUs at work
-# (mt's size is each thread's share of the units).
+# Hz (mt with both CPUs: on the two together).  Rates of work in guest
+# time, measured under -icount on arm64-6.1 (the same within 7 % on 6.12
+# and 7.3): deep16 21200 units/s, demo 166 rounds/s, mt 16600 units/s (on
+# one CPU, and on two together: the vCPUs share one clock).  mt's size is
+# each thread's share.
 size_of()
 {
 	case $1 in
 	deep16) echo $((21200 * NSAMP / $2)) ;;
 	demo) echo $((166 * NSAMP / $2 + 1)) ;;
-	mt) echo $((8300 * NSAMP / $2)) ;;
+	mt) [ "$MT_CPUS" = 1 ] && echo $((8300 * NSAMP / $2)) ||
+		echo $((8300 * NSAMP / $2 / 2)) ;;
 	esac
 }
 
@@ -168,6 +175,20 @@ mt_pin()
 mt_share()
 {
 	[ "$MT_SHARE" = 1 ] && echo share
+}
+
+# cpus_for WORKLOAD: CPU 1 and up offline for mt's cost runs (MT_CPUS=1),
+# online for the rest.  The module's counters follow CPU hotplug.
+cpus_for()
+{
+	[ "$MT_CPUS" = 1 ] || return 0
+	on=1
+	[ "$1" = mt ] && on=0
+	for c in /sys/devices/system/cpu/cpu[1-9]*/online; do
+		[ -e "$c" ] || continue
+		[ "$(cat "$c")" = $on ] && continue
+		echo $on >"$c" || echo "# $c: cannot write $on"
+	done
 }
 
 # emit PHASE TOOL WORKLOAD FREQ REP KEY=VALUE...
@@ -288,6 +309,7 @@ phase_cost()
 {
 	for w in $WORKLOADS; do
 		pin=$(pin_of "$w")
+		cpus_for "$w"
 		for f in $FREQS; do
 			SIZE=$(size_of "$w" "$f")
 			# shellcheck disable=SC2046
@@ -304,6 +326,7 @@ phase_cost()
 			done
 		done
 	done
+	cpus_for none
 }
 
 # Ring loss: mt (both CPUs busy) for LOSS_SECS, default rings and buffers.
@@ -361,7 +384,7 @@ echo "@info kernel=$(uname -r) cpus=$(grep -c ^processor /proc/cpuinfo) \
 perf=$(perf_cmd version 2>&1 | tr ' ' _) cycread=$(cycread -V 2>&1 | head -n 1 | tr ' ' _) \
 mlock_kb=$(cat /proc/sys/kernel/perf_event_mlock_kb) \
 cpu_time_max_percent=$(cat /proc/sys/kernel/perf_cpu_time_max_percent) \
-reps=$REPS nsamp=$NSAMP pin=$PIN mt_pin=$MT_PIN mt_share=$MT_SHARE aslr=0 quiet=$QUIET rest=$REST \
+reps=$REPS nsamp=$NSAMP pin=$PIN mt_pin=$MT_PIN mt_share=$MT_SHARE mt_cpus=$MT_CPUS aslr=0 quiet=$QUIET rest=$REST \
 thp=$(thp_mode) stat_interval=$(cat $STAT) \
 proactiveness=$(cat $PROACT 2>/dev/null)"
 [ $# -gt 0 ] || set -- cost loss agree depth
