@@ -4,7 +4,7 @@
 # lib.sh - what bench/guest/run.sh and trace-runs.sh share (busybox sh,
 # sourced from the directory that holds benchwork): the limits, settling
 # and rest before a run, and the housekeeping that QUIET=1 turns off.
-# Environment: SETTLE (1), REST (6), QUIET (1): run.sh's header.
+# Environment: SETTLE (1), REST (6), QUIET (1), MT_CPUS (1): run.sh's header.
 
 RATE=/proc/sys/kernel/perf_event_max_sample_rate
 PCT=/proc/sys/kernel/perf_cpu_time_max_percent
@@ -39,6 +39,20 @@ quiet()
 		[ -n "$PROACT_DEFAULT" ] && echo "$PROACT_DEFAULT" >$PROACT
 	fi
 	return 0
+}
+
+# cpus_for WORKLOAD: CPU 1 and up offline for mt (MT_CPUS=1), online for
+# anything else.  The module's counters follow CPU hotplug.
+cpus_for()
+{
+	[ "${MT_CPUS:-1}" = 1 ] || return 0
+	on=1
+	[ "$1" = mt ] && on=0
+	for c in /sys/devices/system/cpu/cpu[1-9]*/online; do
+		[ -e "$c" ] || continue
+		[ "$(cat "$c")" = $on ] && continue
+		echo $on >"$c" || echo "# $c: cannot write $on"
+	done
 }
 
 # After the last run: the throttle and the housekeeping as they were.

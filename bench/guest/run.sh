@@ -177,19 +177,6 @@ mt_share()
 	[ "$MT_SHARE" = 1 ] && echo share
 }
 
-# cpus_for WORKLOAD: CPU 1 and up offline for mt's cost runs (MT_CPUS=1),
-# online for the rest.  The module's counters follow CPU hotplug.
-cpus_for()
-{
-	[ "$MT_CPUS" = 1 ] || return 0
-	on=1
-	[ "$1" = mt ] && on=0
-	for c in /sys/devices/system/cpu/cpu[1-9]*/online; do
-		[ -e "$c" ] || continue
-		[ "$(cat "$c")" = $on ] && continue
-		echo $on >"$c" || echo "# $c: cannot write $on"
-	done
-}
 
 # emit PHASE TOOL WORKLOAD FREQ REP KEY=VALUE...
 emit()

@@ -21,6 +21,9 @@
 # are counted per CPU (NAME@CPU).  Runs from a directory holding
 # benchwork, lib.sh and, for perf, perf.tar (bench/perf-root's tree), e.g.
 # the --add directory of scripts/cycsample-vm --icount --seed 1 --mem 2048.
+# MT_SHARE=1 MT_CPUS=1 trace mt as the bench's cost phase runs it (one pool
+# of work, CPU 1 offline); the defaults trace it with a share each on both
+# CPUs, as the sections above did.
 
 cd "$(dirname "$0")" || exit 1
 # shellcheck source=bench/guest/lib.sh
@@ -31,7 +34,9 @@ SIZE=${SIZE:-4150}
 HZ=${HZ:-4000}
 BEFORE=${BEFORE:-none}
 MODE=${1:-alone}
+MT_CPUS=${MT_CPUS:-all}
 WL="./benchwork mt 2 $SIZE"
+[ "${MT_SHARE:-0}" = 1 ] && WL="$WL share"
 
 case $MODE in
 alone | cycread | perf) ;;
@@ -50,6 +55,7 @@ for e in sched/sched_process_exec sched/sched_process_exit sched/sched_switch \
 	echo 1 >$T/events/$e/enable
 done
 echo 0 >$T/tracing_on
+cpus_for mt
 
 # tool_run TOOL: mt under cycread or perf record
 tool_run()
@@ -124,4 +130,5 @@ while [ "$i" -le "$N" ]; do
 	[ -z "${SHOW:-}" ] || grep -E "$SHOW" $T/trace | sed 's/^/  | /'
 	i=$((i + 1))
 done
+cpus_for none
 restore
