@@ -48,12 +48,12 @@
 # turns between the vCPUs at points the host's timing moves, and a CPU
 # that waits for the other (a lock, a cross-CPU call) spins until the
 # other's turn comes, in guest time: the same run under a sampler spread
-# by 0.35 ms, against 0.02 ms on one CPU (Documentation/performance.rst,
+# by 0.34 ms, against 0.02 ms on one CPU (Documentation/performance.rst,
 # "mt on one CPU").  mt is not pinned (MT_PIN=1 binds one thread to each
 # CPU, for a guest booted with CPU 1 in nohz_full mode: scripts/bench's
-# header).  Every run starts with
-# kernel.perf_event_max_sample_rate back at 100000; the limit the kernel
-# left after the run is reported as rate_after.
+# header).  Every run starts with kernel.perf_event_max_sample_rate back
+# at 100000; the limit the kernel left after the run is reported as
+# rate_after.
 #
 # mt's cost runs (MT_SHARE=1) give its two threads one pool of work: how
 # QEMU splits its turns between the vCPUs is not repeatable, and with a
@@ -176,7 +176,6 @@ mt_share()
 {
 	[ "$MT_SHARE" = 1 ] && echo share
 }
-
 
 # emit PHASE TOOL WORKLOAD FREQ REP KEY=VALUE...
 emit()
@@ -371,7 +370,8 @@ echo "@info kernel=$(uname -r) cpus=$(grep -c ^processor /proc/cpuinfo) \
 perf=$(perf_cmd version 2>&1 | tr ' ' _) cycread=$(cycread -V 2>&1 | head -n 1 | tr ' ' _) \
 mlock_kb=$(cat /proc/sys/kernel/perf_event_mlock_kb) \
 cpu_time_max_percent=$(cat /proc/sys/kernel/perf_cpu_time_max_percent) \
-reps=$REPS nsamp=$NSAMP pin=$PIN mt_pin=$MT_PIN mt_share=$MT_SHARE mt_cpus=$MT_CPUS aslr=0 quiet=$QUIET rest=$REST \
+reps=$REPS nsamp=$NSAMP pin=$PIN mt_pin=$MT_PIN mt_share=$MT_SHARE mt_cpus=$MT_CPUS aslr=0 \
+quiet=$QUIET rest=$REST \
 thp=$(thp_mode) stat_interval=$(cat $STAT) \
 proactiveness=$(cat $PROACT 2>/dev/null)"
 [ $# -gt 0 ] || set -- cost loss agree depth

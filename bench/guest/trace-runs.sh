@@ -23,7 +23,7 @@
 # the --add directory of scripts/cycsample-vm --icount --seed 1 --mem 2048.
 # MT_SHARE=1 MT_CPUS=1 trace mt as the bench's cost phase runs it (one pool
 # of work, CPU 1 offline); the defaults trace it with a share each on both
-# CPUs, as the sections above did.
+# CPUs, as the traces in performance.rst before 2026-12-05 night did.
 
 cd "$(dirname "$0")" || exit 1
 # shellcheck source=bench/guest/lib.sh
