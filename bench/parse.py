@@ -160,7 +160,7 @@ PAIRS = (("cg", "cycsample", "perf"), ("nocg", "cycsample-nocg", "perf-nocg"))
 # 1 to 14 of some 20 runs a boot, as much at 1 kHz as at 20 kHz, whether
 # cycsample.ko was loaded or not, and a median of three keeps the step
 # whenever two runs of a cell had it (two cost phases per kernel: 3 of 144
-# figures 2 to 5 % apart by the median, none beyond 0.85 % by the least).
+# figures 3.3 to 5.1 % apart by the median, none beyond 0.85 % by the least).
 # The median and the largest are kept beside it, so a dear run still shows
 # (Documentation/performance.rst, "perf's dear runs are steps").
 FIGURE = "min"
@@ -230,7 +230,9 @@ def derive_cost(g):
                 ta, tb = cell["tools"].get(a), cell["tools"].get(b)
                 fig = lambda t, k: t and t[k] and t[k][FIGURE]
                 cell["ratio_" + name] = ratio(fig(ta, "per_sample_us"), fig(tb, "per_sample_us"))
-                cell["path_ratio_" + name] = ratio(fig(ta, "path_us"), fig(tb, "path_us"))
+                # the split is a picture of the medians, as its tables say
+                med = lambda t, k: t and t[k] and t[k]["med"]
+                cell["path_ratio_" + name] = ratio(med(ta, "path_us"), med(tb, "path_us"))
             cells.append(cell)
     return cells
 
@@ -318,7 +320,11 @@ def repeatability(prev, cur):
         pk = prev.get(k)
         if not pk:
             continue
-        old = {(c["wl"], c["freq"]): c for c in pk["derived"].get("cost", [])}
+        # derived again from the previous runs: its stored figures may be of
+        # another FIGURE
+        prev_cost = (derive_cost({"info": pk.get("info", {}), "runs": pk["runs"]})
+                     if pk.get("runs") else pk["derived"].get("cost", []))
+        old = {(c["wl"], c["freq"]): c for c in prev_cost}
         for c in kd["derived"]["cost"]:
             o = old.get((c["wl"], c["freq"]))
             if not o or o.get("size") != c.get("size"):
@@ -364,8 +370,8 @@ def sp(x, f="%.2f"):
     if not x:
         return "-"
     if x["n"] == 1 or x["min"] == x["max"]:
-        return f % x["min"]
-    return ("%s [%s, %s]" % (f, f, f)) % (x["min"], x["med"], x["max"])
+        return f % x[FIGURE]
+    return ("%s [%s, %s]" % (f, f, f)) % (x[FIGURE], x["med"], x["max"])
 
 
 def med_of(x):
@@ -645,7 +651,8 @@ def main():
           "whatever the host's load), except in sections marked plain TCG.  Every "
           "per-sample cost is the least of the repetitions, each against the least "
           "of the workload's runs without a sampler at the same size, with the "
-          "median and the largest in brackets; other figures are medians.\n"]
+          "median and the largest in brackets (the runs alone likewise: least "
+          "[median, max]); other figures are medians.\n"]
     tsv = ["kernel\tphase\ttool\tworkload\tfreq\trep\tkey\tvalue"]
     for log in sorted(glob.glob(os.path.join(out, "*", "guest.log"))):
         k = os.path.basename(os.path.dirname(log))
