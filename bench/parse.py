@@ -157,7 +157,7 @@ PAIRS = (("cg", "cycsample", "perf"), ("nocg", "cycsample-nocg", "perf-nocg"))
 # instructions the guest executed: what the sampler costs is in every run,
 # what else happens in one only ever adds.  With mt on one CPU the runs that
 # stand out are such additions: perf's runs of mt took about 0.5 ms more in
-# 1 to 14 of some 20 runs a boot, as much at 1 kHz as at 20 kHz, whether
+# 0 to 17 of 17 to 30 runs a boot, as much at 1 kHz as at 20 kHz, whether
 # cycsample.ko was loaded or not, and a median of three keeps the step
 # whenever two runs of a cell had it (two cost phases per kernel: 3 of 144
 # figures 3.3 to 5.1 % apart by the median, none beyond 0.85 % by the least).
@@ -211,12 +211,12 @@ def derive_cost(g):
                     rep = {"rep": int(r["rep"]), "samples": n, "status": r.get("status"),
                            "rate_after": num(r.get("rate_after")), "lost": num(r.get("lost")),
                            "throttled": num(r.get("throttled")),
-                           "slowdown": e / ae["min"] if e and ae else None,
-                           "per_sample_us": (e - ae["min"]) / n / 1e3 if e and n and ae
+                           "slowdown": e / ae[FIGURE] if e and ae else None,
+                           "per_sample_us": (e - ae[FIGURE]) / n / 1e3 if e and n and ae
                            else None,
                            "reader_cpu_ms": (tc - c) / 1e6 if tc and c else None}
                     if cell["pinned"] and c and n and ac:
-                        rep["path_us"] = (c - ac["min"]) / n / 1e3
+                        rep["path_us"] = (c - ac[FIGURE]) / n / 1e3
                         rep["reader_run_us"] = rep["per_sample_us"] - rep["path_us"]
                     if cell["pinned"] and num(r.get("cost_count")):
                         rep["handler_us"] = num(r["cost_total_ns"]) / num(r["cost_count"]) / 1e3
@@ -228,11 +228,10 @@ def derive_cost(g):
                 cell["tools"][t] = row
             for name, a, b in PAIRS:
                 ta, tb = cell["tools"].get(a), cell["tools"].get(b)
-                fig = lambda t, k: t and t[k] and t[k][FIGURE]
-                cell["ratio_" + name] = ratio(fig(ta, "per_sample_us"), fig(tb, "per_sample_us"))
+                at = lambda k, stat: ratio(*(t and t[k] and t[k][stat] for t in (ta, tb)))
+                cell["ratio_" + name] = at("per_sample_us", FIGURE)
                 # the split is a picture of the medians, as its tables say
-                med = lambda t, k: t and t[k] and t[k]["med"]
-                cell["path_ratio_" + name] = ratio(med(ta, "path_us"), med(tb, "path_us"))
+                cell["path_ratio_" + name] = at("path_us", "med")
             cells.append(cell)
     return cells
 

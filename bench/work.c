@@ -22,8 +22,9 @@
  *	With "pin", thread i is bound to CPU i (modulo the CPUs online), so
  *	that in a guest whose CPU 1 runs nohz_full one thread is always the
  *	task there (binding alone did not make the runs repeat:
- *	Documentation/performance.rst, "mt on a CPU without its tick").  Expected self shares of the work
- *	when both threads of "mt 2" get a CPU each:
+ *	Documentation/performance.rst, "mt on a CPU without its tick").
+ *	Expected self shares of the work when both threads of "mt 2" get a
+ *	CPU each:
  *	  thread 0: mt_alpha 60 %, mt_beta 40 %
  *	  thread 1: mt_gamma 70 %, mt_delta 30 %
  *	  overall:  alpha 30, beta 20, gamma 35, delta 15 (half the time each)
