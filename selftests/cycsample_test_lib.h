@@ -277,8 +277,13 @@ const char *cs_self_exe(void);
 /*
  * fork(); the child gets SIGKILL when its parent dies, runs fn(arg) and
  * _exit()s with its return value.  Returns the child's pid or -errno.
+ * The child (a target, and whatever it clones or forks) runs on the last
+ * CPU, see cs_pin_last_cpu(), unless CYCSAMPLE_STRESS_RACES is in the
+ * environment; cs_spawn_anywhere() leaves it where the caller may run (a
+ * reader that races the target from another CPU).
  */
 pid_t cs_spawn(int (*fn)(void *), void *arg);
+pid_t cs_spawn_anywhere(int (*fn)(void *), void *arg);
 pid_t cs_spawn_spinner(void); /* cs_spin_outer() */
 pid_t cs_spawn_syscaller(void); /* cs_spin_syscalls() */
 /* SIGKILL and reap, ignoring errors (for cleanup). */

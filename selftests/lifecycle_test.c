@@ -811,7 +811,7 @@ TEST_F_TIMEOUT(life, reader_killed_while_mapped_releases_everything, 60)
 	ASSERT_LT(0, self->child);
 	ASSERT_EQ(0, pipe(ready));
 	a = (struct reader_arg){ .target = self->child, .ready = ready[1] };
-	reader = cs_spawn(mapped_reader, &a);
+	reader = cs_spawn_anywhere(mapped_reader, &a);
 	ASSERT_LT(0, reader);
 	ASSERT_EQ(1, read(ready[0], &c, 1));
 	cs_sleep_ms(300); /* its tiny rings fill up */

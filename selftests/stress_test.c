@@ -148,7 +148,7 @@ TEST_F_TIMEOUT(stress, concurrent_session_loops_in_four_processes, 300)
 	cs_pin_last_cpu(self->spinner);
 	for (i = 0; i < 4; i++) {
 		args[i] = (struct loop_arg){ .target = self->spinner, .ms = ms, .rep = &rep[i] };
-		pids[i] = cs_spawn(session_loop, &args[i]);
+		pids[i] = cs_spawn_anywhere(session_loop, &args[i]);
 		ASSERT_LT(0, pids[i]);
 	}
 	for (i = 0; i < 4; i++) {
