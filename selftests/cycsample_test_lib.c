@@ -924,21 +924,29 @@ const char *cs_self_exe(void)
 static pid_t spawn(int (*fn)(void *), void *arg, bool pin)
 {
 	pid_t ppid = getpid();
+	cpu_set_t mine;
 	pid_t pid;
+	int err;
 
 	fflush(stdout);
 	fflush(stderr);
+	/*
+	 * The child is born pinned (the caller's mask, set around the fork):
+	 * a caller's later cs_pin() of it cannot lose a race against the
+	 * child pinning itself.  One CPU, or none to keep it on: it runs.
+	 */
+	pin = pin && !sched_getaffinity(0, sizeof(mine), &mine) && !cs_pin_last_cpu(0);
 	pid = fork();
+	err = errno;
+	if (pid && pin)
+		sched_setaffinity(0, sizeof(mine), &mine);
 	if (pid < 0)
-		return -errno;
+		return -err;
 	if (pid)
 		return pid;
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != ppid)
 		_exit(1);
-	/* one CPU, or none to keep it on: the target runs anyway */
-	if (pin)
-		cs_pin_last_cpu(0);
 	_exit(fn(arg));
 }
 

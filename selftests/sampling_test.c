@@ -545,6 +545,8 @@ TEST_F(sampling, tid_session_samples_only_that_thread)
 	ASSERT_LT(0, self->child);
 	ASSERT_EQ(1, write(a.go[1], "g", 1));
 	ASSERT_EQ(0, read_tids(a.tids[0], tids, 2));
+	/* the other thread off the sampled one's CPU (cs_spawn() pins both to the last) */
+	cs_pin(tids[1], 0);
 	cs_config_init(&self->cfg, CYCSAMPLE_TARGET_TID, tids[0]);
 	CS_ASSERT_SAMPLE_FOR(&self->cfg, 1000, &self->recs, &self->info);
 	CS_ASSERT_RECS_OK(&self->recs, &self->info);
@@ -613,10 +615,12 @@ TEST_F(sampling, idle_target_costs_nothing_while_others_run)
 	self->child = cs_spawn(sleep_forever, NULL);
 	ASSERT_LT(0, self->child);
 	ASSERT_TRUE(wait_asleep(self->child));
+	/* one on each CPU: the target's is the last (cs_spawn()) */
 	for (i = 0; i < 2; i++) {
 		busy[i] = cs_spawn_spinner();
 		ASSERT_LT(0, busy[i]);
 	}
+	cs_pin(busy[0], 0);
 	cs_config_init(&self->cfg, CYCSAMPLE_TARGET_PID, self->child);
 	CS_ASSERT_SAMPLE_FOR(&self->cfg, 1000, &self->recs, &self->info);
 	for (i = 0; i < 2; i++)

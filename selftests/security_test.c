@@ -932,7 +932,7 @@ TEST_F_TIMEOUT(security, opener_without_cap_syslog_sees_no_kernel_address, 60)
 	/* kptr_restrict 0 with paranoid 2 and 1: /proc/kallsyms wants CAP_SYSLOG */
 	for (kptr = 0; kptr <= 1; kptr++) {
 		ASSERT_EQ(0, cs_sysctl_set("kptr_restrict", kptr));
-		pid = cs_spawn(no_syslog_sample, self->res);
+		pid = cs_spawn_anywhere(no_syslog_sample, self->res);
 		ASSERT_LT(0, pid);
 		ASSERT_EQ(pid, waitpid(pid, &status, 0));
 		ASSERT_TRUE(WIFEXITED(status));

@@ -51,7 +51,10 @@ FIXTURE(stress)
 
 FIXTURE_SETUP(stress)
 {
+	/* on the first CPU, the tests' own targets on the last (cs_spawn()) */
 	self->spinner = cs_spawn_spinner();
+	if (self->spinner > 0)
+		cs_pin(self->spinner, 0);
 	self->base_refcnt = cs_module_refcnt();
 	self->s.fd = -1;
 }
