@@ -589,12 +589,13 @@ int maps_read(struct maps *ms, u32 pid, u64 gen_time, const char *text)
 {
 	struct proc_maps *p = maps_proc(ms, pid, true);
 	char *buf = NULL, *line, *next;
+	u64 seen = now_ns();
 	const char *mpath;
 	char path[64];
 	size_t len;
 	int ret;
 
-	p->last_refresh = now_ns();
+	p->last_refresh = seen;
 	p->nr_refresh++;
 	p->sampled = false;
 	if (!text) {
@@ -630,6 +631,7 @@ int maps_read(struct maps *ms, u32 pid, u64 gen_time, const char *text)
 		maps_set_path(&m, mpath, len);
 		m.pid = pid;
 		m.gen_time = gen_time;
+		m.seen_time = seen;
 		if (known_in_gen(ms, p, &m)) {
 			free(m.path);
 			continue;
@@ -679,15 +681,29 @@ void maps_records_lost(struct maps *ms)
 	}
 }
 
-/* Older generations first, then the order they were added: what maps_find() prefers comes last. */
+/*
+ * Which of two mappings of one address maps_find() prefers: the later
+ * generation, then, in one generation, the one known to be there later
+ * (an MMAP record's time, a /proc read's), then the one added later.  An
+ * exec's MMAP record drained after a read of /proc/PID/maps is older
+ * than what the read showed: the kernel maps ld.so over its whole span,
+ * then unmaps all but its first segment, and code mapped later in that
+ * hole (a JIT's) is not ld.so's.  Positive when @x is preferred.
+ */
+int maps_prefer(const struct map *x, const struct map *y)
+{
+	if (x->gen_time != y->gen_time)
+		return x->gen_time > y->gen_time ? 1 : -1;
+	if (x->seen_time != y->seen_time)
+		return x->seen_time > y->seen_time ? 1 : -1;
+	return x->id > y->id ? 1 : x->id < y->id ? -1 : 0;
+}
+
+/* What maps_find() prefers comes last. */
 static int map_age_cmp(const void *a, const void *b, void *arg)
 {
-	const struct map *x = *(struct map *const *)a, *y = *(struct map *const *)b;
-
 	(void)arg;
-	if (x->gen_time != y->gen_time)
-		return x->gen_time < y->gen_time ? -1 : 1;
-	return x->id < y->id ? -1 : x->id > y->id;
+	return maps_prefer(*(struct map *const *)a, *(struct map *const *)b);
 }
 
 int maps_fork(struct maps *ms, u32 pid, u32 ppid, u64 time, bool told)
@@ -720,6 +736,8 @@ int maps_fork(struct maps *ms, u32 pid, u32 ppid, u64 time, bool told)
 		m.pid = pid;
 		m.gen_time = time;
 		m.map_time = time;
+		/* in the parent's order: the ids decide between the copies */
+		m.seen_time = time;
 		if (!known_in_gen(ms, p, &m))
 			maps_add(ms, &m);
 	}
@@ -755,6 +773,7 @@ void maps_mapped(struct maps *ms, const struct map *tmpl, size_t path_len, u64 t
 	 */
 	m.gen_time = time >= p->cur_gen ? p->cur_gen : time;
 	m.map_time = time;
+	m.seen_time = time;
 	if (p->exec_gen && p->exec_gen == p->cur_gen && m.gen_time == p->exec_gen)
 		p->told_gen = p->exec_gen;
 	if (!known_in_gen(ms, p, &m))
@@ -778,8 +797,7 @@ struct map *maps_find(struct maps *ms, u32 pid, u64 time, u64 addr)
 
 		if (m->gen_time > time)
 			continue;
-		if (!best || m->gen_time > best->gen_time ||
-		    (m->gen_time == best->gen_time && m->id > best->id))
+		if (!best || maps_prefer(m, best) > 0)
 			best = m;
 	}
 	return best;

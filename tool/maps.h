@@ -38,6 +38,7 @@ struct map {
 	u32 pid;
 	u64 gen_time; /* valid for samples from this time on */
 	u64 map_time; /* when an MMAP or FORK record told it (0: read from /proc) */
+	u64 seen_time; /* when it was last known to be there: record or /proc read */
 	u64 start;
 	u64 end;
 	u64 pgoff;
@@ -187,6 +188,8 @@ void maps_mapped(struct maps *ms, const struct map *tmpl, size_t path_len, u64 t
 
 /* The mapping of @addr in @pid at @time, or NULL. */
 struct map *maps_find(struct maps *ms, u32 pid, u64 time, u64 addr);
+/* Of two mappings of one address, >0 if maps_find() prefers @x, <0 if @y. */
+int maps_prefer(const struct map *x, const struct map *y);
 
 /* Known process? */
 struct proc_maps *maps_proc(struct maps *ms, u32 pid, bool create);

@@ -7,6 +7,7 @@
  * JIT entries; and the cache of addresses outside every mapping.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "tap.h"
 #include "../resolve.h"
@@ -202,6 +203,44 @@ static void test_unmapped_cache(void)
 	maps_free(&ms);
 }
 
+/*
+ * An exec's record drained after a read of /proc/PID/maps: the kernel mapped
+ * ld.so over its whole span and unmapped all but the first segment since,
+ * and the read shows code mapped in the hole (a JIT's page).  The read,
+ * later, wins there; the record still serves where the read has nothing,
+ * and a record later than the read wins over it.
+ */
+static void test_record_older_than_read(void)
+{
+	struct map rec = { .pid = 9,
+			   .start = 0x10000,
+			   .end = 0x40000,
+			   .prot = MAP_R | MAP_X,
+			   .ino = 5,
+			   .path = "/lib/ld.so" };
+	u64 gen = 1000, before;
+	struct maps ms;
+	struct map *m;
+
+	maps_init(&ms, false);
+	maps_new_gen(&ms, 9, gen);
+	before = now_ns();
+	maps_read(&ms, 9, gen,
+		  "00010000-00020000 r-xp 00000000 00:00 5 /lib/ld.so\n"
+		  "00030000-00031000 rwxp 00000000 00:00 0\n");
+	maps_mapped(&ms, &rec, strlen(rec.path), before - 1);
+	m = maps_find(&ms, 9, UINT64_MAX, 0x30010);
+	ok(m && m->kind == MAP_ANON, "the hole's page, read after the older record, is anonymous");
+	m = maps_find(&ms, 9, UINT64_MAX, 0x28000);
+	ok(m && !strcmp(m->path, "/lib/ld.so"), "where the read has nothing, the record serves");
+	rec.start = 0x30000;
+	rec.end = 0x31000;
+	maps_mapped(&ms, &rec, strlen(rec.path), now_ns() + 1);
+	m = maps_find(&ms, 9, UINT64_MAX, 0x30010);
+	ok(m && !strcmp(m->path, "/lib/ld.so"), "a record later than the read wins over it");
+	maps_free(&ms);
+}
+
 int main(void)
 {
 	test_random();
@@ -210,5 +249,6 @@ int main(void)
 	test_many_maps();
 	test_kernel_and_jit();
 	test_unmapped_cache();
+	test_record_older_than_read();
 	return tap_done();
 }

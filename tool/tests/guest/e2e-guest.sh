@@ -288,8 +288,10 @@ check $? "deleted binary still resolves (map_files)"
 kill $pid
 wait $pid 2>/dev/null
 
-# 6. JIT code named through /tmp/perf-PID.map (failed twice in 6.1 boots with
-# two PMUs, never by hand: on failure, say what cycread saw)
+# 6. JIT code named through /tmp/perf-PID.map.  It failed in three loaded
+# boots: the JIT page lay in a hole of ld.so's first MMAP record, drained
+# after /proc showed the page (tool/maps.c:maps_prefer()).  On failure, say
+# what cycread saw.
 $C -v --folded -- $D/jitdemo 200 >$T/jit.folded 2>$T/jit.err
 [ "$(leaf_count $T/jit.folded jit_spin)" -gt 0 ]
 st=$?
