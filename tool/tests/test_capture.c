@@ -505,6 +505,42 @@ static void test_corruptions(const char *data, size_t len, u32 seed, const char 
 	ok(rejected > 0, "%s: corruptions reach the reader's checks", what);
 }
 
+/*
+ * The mapping a live session prefers at an address (maps_prefer(): the one
+ * known to be there later) is the one a report of its capture finds: an
+ * ld.so record older than the /proc read that showed a JIT page in its hole.
+ */
+static void test_map_order_kept(void)
+{
+	struct map rec = { .pid = 9, .start = 0x10000, .end = 0x40000, .prot = MAP_R | MAP_X };
+	char *path = fx_path("maps.cyc"), err[256] = "";
+	const struct map *m;
+	struct report rep;
+	struct sess s;
+	u64 before;
+
+	sess_init(&s);
+	maps_new_gen(&s.ms, 9, 1000);
+	before = now_ns();
+	maps_read(&s.ms, 9, 1000, "00030000-00031000 rwxp 00000000 00:00 0\n");
+	rec.path = "/nonexistent/ld.so";
+	maps_mapped(&s.ms, &rec, strlen(rec.path), before - 1);
+	m = maps_find(&s.ms, 9, UINT64_MAX, 0x30010);
+	ok(m && m->kind == MAP_ANON, "live: the page read later wins over the older record");
+	report_build(&rep, &s.p, &s.r);
+	ok(!capture_write(path, &rep, &s.ms), "capture of the two mappings written");
+	report_free(&rep);
+	sess_free(&s);
+	sess_init(&s);
+	ok(!capture_read(path, &s.p, &s.ms, &s.r, "/nonexistent", err, sizeof(err)),
+	   "capture of the two mappings read %s", err);
+	m = maps_find(&s.ms, 9, UINT64_MAX, 0x30010);
+	ok(m && m->kind == MAP_ANON, "from the capture: the same mapping wins");
+	sess_free(&s);
+	unlink(path);
+	free(path);
+}
+
 int main(void)
 {
 	char *path = fx_path("s.cyc"), *a, *b = NULL, *data, *pc_data, err[256];
@@ -544,6 +580,7 @@ int main(void)
 		printf("# live:\n%s\n# capture:\n%s\n", a, b);
 	free(b);
 
+	test_map_order_kept();
 	test_truncations(data, len, "the capture");
 	read_mem(data, len / 2, err, sizeof(err), NULL);
 	ok(strstr(err, "truncated") != NULL, "half a file: '%s'", err);
