@@ -589,13 +589,15 @@ int maps_read(struct maps *ms, u32 pid, u64 gen_time, const char *text)
 {
 	struct proc_maps *p = maps_proc(ms, pid, true);
 	char *buf = NULL, *line, *next;
-	u64 seen = now_ns();
+	u64 seen = kernel_mono_ns();
 	const char *mpath;
 	char path[64];
 	size_t len;
 	int ret;
 
-	p->last_refresh = seen;
+	p->last_refresh = now_ns();
+	p->read_seen = seen;
+	p->read_gen = gen_time;
 	p->nr_refresh++;
 	p->sampled = false;
 	if (!text) {
@@ -642,12 +644,36 @@ int maps_read(struct maps *ms, u32 pid, u64 gen_time, const char *text)
 	return 0;
 }
 
+/*
+ * A read of /proc made after the exec at @time but filed under an older
+ * program (its EXEC record was drained late): it may show this program,
+ * not that one, so it gets no say over that one's MMAP records (seen_time
+ * 0), as before maps_prefer() looked at times.
+ */
+static void unsee_late_read(struct maps *ms, struct proc_maps *p, u64 time)
+{
+	u32 i;
+
+	if (p->read_seen <= time || p->read_gen >= time)
+		return;
+	for (i = 0; i < p->nr; i++) {
+		struct map *m = ms->all[p->v[i].id];
+
+		if (m->gen_time == p->read_gen && m->seen_time == p->read_seen)
+			m->seen_time = 0;
+	}
+	p->read_gen = time;
+	p->version++;
+	ms->version++;
+}
+
 static struct proc_maps *new_gen(struct maps *ms, u32 pid, u64 time)
 {
 	struct proc_maps *p = maps_proc(ms, pid, true);
 
 	if (time > p->cur_gen)
 		p->cur_gen = time;
+	unsee_late_read(ms, p, time);
 	return p;
 }
 

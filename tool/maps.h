@@ -38,7 +38,7 @@ struct map {
 	u32 pid;
 	u64 gen_time; /* valid for samples from this time on */
 	u64 map_time; /* when an MMAP or FORK record told it (0: read from /proc) */
-	u64 seen_time; /* when it was last known to be there: record or /proc read */
+	u64 seen_time; /* when it was first known to be there: record or /proc read */
 	u64 start;
 	u64 end;
 	u64 pgoff;
@@ -88,6 +88,8 @@ struct proc_maps {
 	u64 told_gen; /* ... and an MMAP record of it came: a real exec (maps_told()) */
 	u64 fork_gen; /* cur_gen, when copied from the parent's by a FORK record (maps_fork()) */
 	u64 last_refresh; /* now_ns() */
+	u64 read_seen; /* kernel_mono_ns() of the last read of /proc, of generation read_gen */
+	u64 read_gen;
 	u32 nr_refresh;
 	bool read_failed;
 	bool sampled; /* a sample of it was observed since the last read */

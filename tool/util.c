@@ -534,6 +534,33 @@ u64 now_ns(void)
 	return (u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
+/* The time namespace's offset of CLOCK_MONOTONIC (0 outside one), read once. */
+static s64 timens_mono_offset(void)
+{
+	static bool done;
+	static s64 off;
+	long long sec, nsec;
+	char line[128];
+	FILE *f;
+
+	if (done)
+		return off;
+	done = true;
+	f = fopen("/proc/self/timens_offsets", "re");
+	if (!f)
+		return off;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "monotonic %lld %lld", &sec, &nsec) == 2)
+			off = (s64)sec * 1000000000LL + nsec;
+	fclose(f);
+	return off;
+}
+
+u64 kernel_mono_ns(void)
+{
+	return now_ns() - (u64)timens_mono_offset();
+}
+
 bool parse_u64(const char *s, int base, u64 *out)
 {
 	unsigned long long v;

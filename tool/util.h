@@ -216,6 +216,11 @@ size_t utf8_char_len(const char *s);
 
 /* Monotonic clock in nanoseconds. */
 u64 now_ns(void);
+/*
+ * CLOCK_MONOTONIC as the kernel stamps records (its time namespace's
+ * offset taken off): comparable with a record's time.
+ */
+u64 kernel_mono_ns(void);
 
 /* Parse an unsigned decimal/hex number, whole string; false on junk or overflow. */
 bool parse_u64(const char *s, int base, u64 *out);

@@ -521,7 +521,7 @@ static void test_map_order_kept(void)
 
 	sess_init(&s);
 	maps_new_gen(&s.ms, 9, 1000);
-	before = now_ns();
+	before = kernel_mono_ns();
 	maps_read(&s.ms, 9, 1000, "00030000-00031000 rwxp 00000000 00:00 0\n");
 	rec.path = "/nonexistent/ld.so";
 	maps_mapped(&s.ms, &rec, strlen(rec.path), before - 1);

@@ -224,7 +224,7 @@ static void test_record_older_than_read(void)
 
 	maps_init(&ms, false);
 	maps_new_gen(&ms, 9, gen);
-	before = now_ns();
+	before = kernel_mono_ns();
 	maps_read(&ms, 9, gen,
 		  "00010000-00020000 r-xp 00000000 00:00 5 /lib/ld.so\n"
 		  "00030000-00031000 rwxp 00000000 00:00 0\n");
@@ -235,9 +235,38 @@ static void test_record_older_than_read(void)
 	ok(m && !strcmp(m->path, "/lib/ld.so"), "where the read has nothing, the record serves");
 	rec.start = 0x30000;
 	rec.end = 0x31000;
-	maps_mapped(&ms, &rec, strlen(rec.path), now_ns() + 1);
+	maps_mapped(&ms, &rec, strlen(rec.path), kernel_mono_ns() + 1);
 	m = maps_find(&ms, 9, UINT64_MAX, 0x30010);
 	ok(m && !strcmp(m->path, "/lib/ld.so"), "a record later than the read wins over it");
+	maps_free(&ms);
+}
+
+/*
+ * A read of /proc filed under program A (its EXEC record drained late)
+ * after B's exec showed B: once B's EXEC record comes, A's own MMAP records
+ * win over that read again.
+ */
+static void test_late_read_of_a_later_program(void)
+{
+	struct map rec = { .pid = 9,
+			   .start = 0x10000,
+			   .end = 0x20000,
+			   .prot = MAP_R | MAP_X,
+			   .ino = 6,
+			   .path = "/bin/a" };
+	struct maps ms;
+	struct map *m;
+	u64 before;
+
+	maps_init(&ms, false);
+	maps_new_gen(&ms, 9, 1000);
+	before = kernel_mono_ns();
+	maps_read(&ms, 9, 1000, "00010000-00020000 r-xp 00000000 00:00 7 /bin/b\n");
+	maps_mapped(&ms, &rec, strlen(rec.path), 2000);
+	maps_new_gen(&ms, 9, before - 5);
+	m = maps_find(&ms, 9, 2500, 0x10010);
+	ok(m && !strcmp(m->path, "/bin/a"), "A's record wins over a read made after B's exec (%s)",
+	   m ? m->path : "none");
 	maps_free(&ms);
 }
 
@@ -250,5 +279,6 @@ int main(void)
 	test_kernel_and_jit();
 	test_unmapped_cache();
 	test_record_older_than_read();
+	test_late_read_of_a_later_program();
 	return tap_done();
 }
