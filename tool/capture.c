@@ -298,20 +298,11 @@ static void write_dsos(struct cap_out *w, const struct report *rep, const struct
 	sbuf_free(&desc);
 }
 
-static int map_seen_cmp(const void *a, const void *b, void *arg)
-{
-	const struct map *x = *(struct map *const *)a, *y = *(struct map *const *)b;
-
-	(void)arg;
-	if (x->seen_time != y->seen_time)
-		return x->seen_time < y->seen_time ? -1 : 1;
-	return x->id < y->id ? -1 : x->id > y->id;
-}
-
 /*
- * In the order they were known to be there: the capture keeps no time of
- * that, and a report from it prefers, in one generation, the mapping read
- * back last, as maps_prefer() did while recording.
+ * In the order maps_find() prefers them: the capture keeps no time of when
+ * a mapping was known to be there, and a report from it prefers, in one
+ * generation, the mapping read back last, as maps_prefer() did while
+ * recording.
  */
 static void write_maps(struct cap_out *w, const struct maps *ms)
 {
@@ -322,7 +313,7 @@ static void write_maps(struct cap_out *w, const struct maps *ms)
 	v = xmalloc((ms->nr_all + 1) * sizeof(*v));
 	if (ms->nr_all)
 		memcpy(v, ms->all, ms->nr_all * sizeof(*v));
-	sort(v, ms->nr_all, sizeof(*v), map_seen_cmp, NULL);
+	maps_sort_preferred(v, ms->nr_all);
 	for (i = 0; i < ms->nr_all; i++) {
 		const struct map *m = v[i];
 

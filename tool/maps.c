@@ -725,11 +725,15 @@ int maps_prefer(const struct map *x, const struct map *y)
 	return x->id > y->id ? 1 : x->id < y->id ? -1 : 0;
 }
 
-/* What maps_find() prefers comes last. */
-static int map_age_cmp(const void *a, const void *b, void *arg)
+static int map_prefer_cmp(const void *a, const void *b, void *arg)
 {
 	(void)arg;
 	return maps_prefer(*(struct map *const *)a, *(struct map *const *)b);
+}
+
+void maps_sort_preferred(struct map **v, u32 n)
+{
+	sort(v, n, sizeof(*v), map_prefer_cmp, NULL);
 }
 
 int maps_fork(struct maps *ms, u32 pid, u32 ppid, u64 time, bool told)
@@ -753,7 +757,7 @@ int maps_fork(struct maps *ms, u32 pid, u32 ppid, u64 time, bool told)
 	 * One generation, @time, in the parent's order: the copy a look-up
 	 * prefers (the last added) is the mapping it prefers in the parent.
 	 */
-	sort(v, n, sizeof(*v), map_age_cmp, NULL);
+	maps_sort_preferred(v, n);
 	p = maps_proc(ms, pid, true);
 	if (time > p->cur_gen)
 		p->cur_gen = time;

@@ -192,6 +192,8 @@ void maps_mapped(struct maps *ms, const struct map *tmpl, size_t path_len, u64 t
 struct map *maps_find(struct maps *ms, u32 pid, u64 time, u64 addr);
 /* Of two mappings of one address, >0 if maps_find() prefers @x, <0 if @y. */
 int maps_prefer(const struct map *x, const struct map *y);
+/* Sort @v so that what maps_find() prefers comes last. */
+void maps_sort_preferred(struct map **v, u32 n);
 
 /* Known process? */
 struct proc_maps *maps_proc(struct maps *ms, u32 pid, bool create);
