@@ -332,31 +332,34 @@ static void write_maps(struct cap_out *w, const struct maps *ms)
 	free(v);
 }
 
+static void put_ksym(struct cap_out *w, const struct kallsyms *k, struct u64map *seen,
+		     const struct ksym *s)
+{
+	if (!s || u64map_get(seen, s->start, NULL))
+		return;
+	u64map_put(seen, s->start, 1);
+	put_u64(&w->sb, s->start);
+	put_u64(&w->sb, s->end);
+	put_u8(&w->sb, s->type);
+	put_str(&w->sb, ksym_name(k, s));
+	put_str(&w->sb, ksym_module(k, s));
+	out_maybe_flush(w);
+}
+
+/* The symbols the samples hit, and the one the vmlinux's offset was learnt from. */
 static void write_ksyms(struct cap_out *w, const struct report *rep)
 {
-	struct sbuf *sb = &w->sb;
 	const struct resolver *r = rep->r;
 	const struct kallsyms *k = &r->ksyms;
 	struct u64map seen = { 0 };
 	size_t pos = 0;
 	u64 addr, idx;
 
-	put_u32(sb, k->hidden);
-	while (u64map_next(&r->kcache, &pos, &addr, &idx)) {
-		const struct ksym *s = ksyms_find(k, addr);
-
-		if (!s)
-			continue;
-		if (u64map_get(&seen, s->start, NULL))
-			continue;
-		u64map_put(&seen, s->start, 1);
-		put_u64(sb, s->start);
-		put_u64(sb, s->end);
-		put_u8(sb, s->type);
-		put_str(sb, ksym_name(k, s));
-		put_str(sb, ksym_module(k, s));
-		out_maybe_flush(w);
-	}
+	put_u32(&w->sb, k->hidden);
+	while (u64map_next(&r->kcache, &pos, &addr, &idx))
+		put_ksym(w, k, &seen, ksyms_find(k, addr));
+	if (kmods_kernel_anchor(&r->kmods, &addr))
+		put_ksym(w, k, &seen, ksyms_find(k, addr));
 	u64map_free(&seen);
 }
 
@@ -450,7 +453,10 @@ static void kmod_mark(struct kmod_out *o, const struct dso *d, const struct dso_
 	o->hits[s - d->syms] = 1;
 }
 
-/* A module frame resolved in its dso: mark its functions, add its source frames. */
+/*
+ * A module frame (or the kernel image's) resolved in its dso: mark its
+ * functions, add its source frames.
+ */
 static void kmod_collect(const struct resolver *r, struct kmod_out *out, struct u64map *seen,
 			 u64 addr, const struct frame_info *fi)
 {
@@ -461,9 +467,9 @@ static void kmod_collect(const struct resolver *r, struct kmod_out *out, struct 
 	u32 mi, n, k, id_len;
 	struct dso *d;
 
-	if (!ks || !ks->module)
+	if (!ks)
 		return;
-	mi = kmods_index(&r->kmods, ksym_module(&r->ksyms, ks));
+	mi = kmods_index(&r->kmods, ks->module ? ksym_module(&r->ksyms, ks) : KMOD_KERNEL);
 	if (mi == UINT32_MAX)
 		return;
 	d = kmods_module(&r->kmods, mi, &name, &id, &id_len);
@@ -486,11 +492,30 @@ static void kmod_collect(const struct resolver *r, struct kmod_out *out, struct 
 	out[mi].nr_lines++;
 }
 
+/* The function the vmlinux's offset was learnt from, for a report to learn it. */
+static void kmod_anchor(const struct resolver *r, struct kmod_out *out)
+{
+	u32 mi = kmods_index(&r->kmods, KMOD_KERNEL), id_len;
+	const struct ksym *ks;
+	const char *name;
+	const u8 *id;
+	struct dso *d;
+	u64 kstart;
+
+	if (mi == UINT32_MAX || !kmods_kernel_anchor(&r->kmods, &kstart))
+		return;
+	ks = ksyms_find(&r->ksyms, kstart);
+	d = kmods_module(&r->kmods, mi, &name, &id, &id_len);
+	if (ks && d)
+		kmod_mark(&out[mi], d, kmods_func(&r->kmods, mi, ksym_name(&r->ksyms, ks)));
+}
+
 /*
- * KMODS: per module the samples hit, its name and build-id; when a .ko
- * resolved its frames, the functions kallsyms names or an address lies in
- * (start, end, name) and per address its source frames (ELF address of
- * the .ko as libdwfl lays it out, then function, file, line per frame).
+ * KMODS: per module the samples hit (and the kernel image, KMOD_KERNEL),
+ * its name and build-id; when a .ko (vmlinux) resolved its frames, the
+ * functions kallsyms names or an address lies in (start, end, name) and per
+ * address its source frames (ELF address of the .ko as libdwfl lays it out,
+ * the vmlinux's own, then function, file, line per frame).
  */
 static void write_kmods(struct cap_out *w, const struct report *rep)
 {
@@ -506,6 +531,7 @@ static void write_kmods(struct cap_out *w, const struct report *rep)
 
 	while (u64map_next(&r->kcache, &pos, &addr, &idx))
 		kmod_collect(r, out, &seen, addr, &r->fis[idx]);
+	kmod_anchor(r, out);
 	for (i = 0; i < nr; i++) {
 		struct dso *d = kmods_module(&r->kmods, i, &name, &id, &id_len);
 

@@ -20,8 +20,9 @@
  * symbols the samples hit, or the note that they were hidden), JIT
  * (perf-PID.map symbols), LINES (for each address the samples hit, its
  * source frames: file, line and inline chain, see srcline.h), KMODS (per
- * kernel module the samples hit: its build-id and, when its .ko was found,
- * the functions and source frames hit, see kmod.h).  Unknown
+ * kernel module the samples hit, and the kernel image as "[kernel]": its
+ * build-id and, when its .ko or vmlinux was found, the functions and
+ * source frames hit, see kmod.h).  Unknown
  * section types are skipped; a missing END means the file was cut short.
  *
  * Version 2 added LINES, the symbol source of each DSOS entry and a flags

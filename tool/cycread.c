@@ -33,6 +33,7 @@ struct options {
 	const char *debug_dir;
 	const char *kallsyms;
 	const char *kmod_dir;
+	const char *vmlinux;
 	bool report_cmd;
 	bool quiet;
 	bool no_demangle;
@@ -63,6 +64,7 @@ enum long_only {
 	OPT_DEBUG_DIR,
 	OPT_KALLSYMS,
 	OPT_KMOD_DIR,
+	OPT_VMLINUX,
 	OPT_NO_INLINE,
 	OPT_DEBUGINFOD,
 	OPT_PPROF,
@@ -98,6 +100,7 @@ static const struct option long_opts[] = {
 	{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
 	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
 	{ "kmod-dir", required_argument, NULL, OPT_KMOD_DIR },
+	{ "vmlinux", required_argument, NULL, OPT_VMLINUX },
 	{ "debuginfod", no_argument, NULL, OPT_DEBUGINFOD },
 	{ "raw", no_argument, NULL, OPT_RAW },
 	{ "raw-details", no_argument, NULL, OPT_RAW_DETAILS },
@@ -175,6 +178,7 @@ static void usage(FILE *f)
 		"      --no-inline       no frames for inlined functions (source lines stay)\n"
 		"      --no-demangle, --no-leaf-repair, --debug-dir DIR, --kallsyms FILE\n"
 		"      --kmod-dir DIR    kernel modules' .ko files (lines in module code)\n"
+		"      --vmlinux FILE    the kernel's vmlinux (lines in kernel code)\n"
 		"      --debuginfod      also ask $DEBUGINFOD_URLS for debug files (off by default)\n"
 		"  -q, --quiet           no report on stdout;  -v, --verbose\n"
 		"  -h, --help;  -V, --version\n"
@@ -407,6 +411,9 @@ static void parse(struct options *o, int argc, char **argv)
 		case OPT_KMOD_DIR:
 			o->kmod_dir = optarg;
 			break;
+		case OPT_VMLINUX:
+			o->vmlinux = optarg;
+			break;
 		case OPT_RAW:
 			o->rep.raw = true;
 			break;
@@ -635,10 +642,10 @@ out:
 
 /*
  * Options that name files must name usable ones: a missing directory, a
- * file where a directory belongs or a symlink loop is an error, not a
- * silent fallback to the stored or default symbols.
+ * file where a directory belongs (or the reverse) or a symlink loop is an
+ * error, not a silent fallback to the stored or default symbols.
  */
-static int check_dir(const char *opt, const char *path)
+static int check_path(const char *opt, const char *path, bool dir)
 {
 	struct stat st;
 
@@ -646,11 +653,16 @@ static int check_dir(const char *opt, const char *path)
 		pr_err("%s %s: %s", opt, path, strerror(errno));
 		return EXIT_RUNTIME;
 	}
-	if (!S_ISDIR(st.st_mode)) {
-		pr_err("%s %s: not a directory", opt, path);
+	if (dir != !!S_ISDIR(st.st_mode) || (!dir && !S_ISREG(st.st_mode))) {
+		pr_err("%s %s: %s", opt, path, dir ? "not a directory" : "not a regular file");
 		return EXIT_RUNTIME;
 	}
 	return 0;
+}
+
+static int check_dir(const char *opt, const char *path)
+{
+	return check_path(opt, path, true);
 }
 
 static int check_options(const struct options *o)
@@ -662,6 +674,8 @@ static int check_options(const struct options *o)
 	if (o->debug_dir && check_dir("--debug-dir", o->debug_dir))
 		return EXIT_RUNTIME;
 	if (o->kmod_dir && check_dir("--kmod-dir", o->kmod_dir))
+		return EXIT_RUNTIME;
+	if (o->vmlinux && check_path("--vmlinux", o->vmlinux, false))
 		return EXIT_RUNTIME;
 	if (o->debuginfod && !debuginfod_available(&why)) {
 		pr_err("--debuginfod: %s", why);
@@ -707,7 +721,8 @@ static int load_kallsyms(const struct options *o, struct resolver *r)
  * Where modules' .ko files are looked for: --kmod-dir, then the release's
  * module trees, the running kernel's when recording, the capture's under
  * --symfs when reporting (a capture from elsewhere has other modules than
- * this machine's).
+ * this machine's).  The kernel's vmlinux: --vmlinux alone, else the
+ * release's standard places, alike.
  */
 static void kmod_dirs(const struct options *o, const struct profile *p, struct resolver *r)
 {
@@ -715,6 +730,8 @@ static void kmod_dirs(const struct options *o, const struct profile *p, struct r
 
 	if (o->kmod_dir)
 		kmods_add_dir(&r->kmods, o->kmod_dir);
+	if (o->vmlinux)
+		kmods_set_vmlinux(&r->kmods, o->vmlinux);
 	if (!o->input && !uname(&u)) {
 		r->kmods.live = true;
 		kmods_add_release(&r->kmods, NULL, u.release);

@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Kernel modules' .ko files (see kmod.h): found by name in the search
- * directories, opened with libdwfl, which places the sections of a
- * relocatable file and relocates its DWARF.
+ * Kernel modules' .ko files and the kernel's vmlinux (see kmod.h): a .ko
+ * found by name in the search directories, a vmlinux at its standard
+ * places; opened with libdwfl, which places the sections of a relocatable
+ * file and relocates its DWARF.
  */
 #include <dirent.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "kmod.h"
@@ -17,11 +19,14 @@
 /* /lib/modules/RELEASE is some 6 levels deep; beyond this, a loop of bind mounts. */
 #define KMOD_MAX_DEPTH 12
 #define KMOD_MAX_FILES (1U << 20)
+/* kmods_func(): the name belongs to several functions */
+#define SYM_AMBIGUOUS UINT64_MAX
 
 struct kmod {
 	char *name;
 	bool opened; /* its .ko looked for */
 	Dwfl *dwfl; /* NULL: no usable .ko */
+	Dwfl_Module *mod; /* the file's, in dwfl */
 	struct dso *d; /* the .ko's functions at libdwfl's addresses, and its DWARF */
 	struct dso *stored; /* what a capture stores of it, or NULL */
 	u8 id[DSO_BUILD_ID_MAX]; /* the build that ran: loaded module's, capture's or .ko's */
@@ -31,8 +36,15 @@ struct kmod {
 	 * not only the .ko's own: a capture stores it only then.
 	 */
 	bool id_checked;
+	bool same_build; /* the file's build-id is the known one of the build that ran */
 	u32 name_id; /* in kmods.strs */
 	struct u64map syms; /* function name's id -> index in the syms of kmod_dso() */
+	bool image; /* the kernel image (KMOD_KERNEL), not a module */
+	bool offset_known;
+	u64 offset; /* image: kallsyms address less vmlinux address */
+	u64 anchor; /* image: the kallsyms address the offset was learnt at */
+	Dwarf_Addr bias; /* libdwfl's address less the file's own */
+	u32 misplaced; /* image: functions not where the offset puts them */
 };
 
 static const Dwfl_Callbacks kmod_callbacks = {
@@ -48,18 +60,43 @@ void kmods_add_dir(struct kmods *k, const char *dir)
 	k->scanned = false;
 }
 
+static void add_image(struct kmods *k, char *path)
+{
+	k->images = xrealloc(k->images, k->nr_images + 1, sizeof(*k->images));
+	k->images[k->nr_images++] = path;
+}
+
 void kmods_add_release(struct kmods *k, const char *root, const char *release)
 {
+	/* where Debian's debug package, /boot and a build tree keep a vmlinux */
+	static const char *const images[] = {
+		"%s/usr/lib/debug/boot/vmlinux-%s",
+		"%s/boot/vmlinux-%s",
+		"%s/usr/lib/debug/lib/modules/%s/vmlinux",
+		"%s/lib/modules/%s/build/vmlinux",
+	};
+	const char *r = root ? root : "";
 	char *dir;
+	size_t i;
 
 	if (!release || !*release || strchr(release, '/'))
 		return;
-	dir = xasprintf("%s/usr/lib/debug/lib/modules/%s", root ? root : "", release);
+	dir = xasprintf("%s/usr/lib/debug/lib/modules/%s", r, release);
 	kmods_add_dir(k, dir);
 	free(dir);
-	dir = xasprintf("%s/lib/modules/%s", root ? root : "", release);
+	dir = xasprintf("%s/lib/modules/%s", r, release);
 	kmods_add_dir(k, dir);
 	free(dir);
+	for (i = 0; !k->image_given && i < ARRAY_SIZE(images); i++)
+		add_image(k, xasprintf(images[i], r, release));
+}
+
+void kmods_set_vmlinux(struct kmods *k, const char *path)
+{
+	while (k->nr_images)
+		free(k->images[--k->nr_images]);
+	add_image(k, xstrdup(path));
+	k->image_given = true;
 }
 
 /* "snd-hda_intel.ko.xz" -> "snd_hda_intel"; NULL when no module file. */
@@ -136,115 +173,232 @@ static void scan_dir(struct kmods *k, const char *dir, u32 depth)
 	closedir(dh);
 }
 
-/* Index the .ko's functions by name, at the addresses libdwfl gave its sections. */
-static void read_symbols(struct kmod *m, Dwfl_Module *mod)
+/*
+ * A function; in the image also a sized label of no type in code: the
+ * kernel's assembly entry code (arm64's el0t_64_sync, ret_to_user) is one.
+ */
+static bool code_sym(const struct kmod *m, const GElf_Sym *sym, Elf *elf, GElf_Word shndx)
 {
-	int n = dwfl_module_getsymtab(mod), i;
+	int type = GELF_ST_TYPE(sym->st_info);
+	GElf_Shdr sh;
+
+	if (type == STT_FUNC)
+		return true;
+	if (!m->image || type != STT_NOTYPE || !sym->st_size)
+		return false;
+	return gelf_getshdr(elf_getscn(elf, shndx), &sh) && (sh.sh_flags & SHF_EXECINSTR);
+}
+
+/* Symbol @i of the file when it is code: its name, at libdwfl's address @addr. */
+static const char *code_at(const struct kmod *m, int i, GElf_Addr *addr, GElf_Xword *size)
+{
+	GElf_Sym sym;
+	GElf_Word shndx;
+	Dwarf_Addr bias;
+	Elf *elf;
+	const char *s = dwfl_module_getsym_info(m->mod, i, &sym, addr, &shndx, &elf, &bias);
+
+	if (!s || !*s || shndx == SHN_UNDEF || !code_sym(m, &sym, elf, shndx))
+		return NULL;
+	*size = sym.st_size;
+	return s;
+}
+
+/* The file's functions, at the addresses libdwfl gave its sections. */
+static void read_symbols(struct kmod *m)
+{
+	int n = dwfl_module_getsymtab(m->mod), i;
+	GElf_Xword size;
+	GElf_Addr addr;
 
 	for (i = 1; i < n; i++) {
-		GElf_Sym sym;
-		GElf_Addr addr;
-		GElf_Word shndx;
-		const char *s = dwfl_module_getsym_info(mod, i, &sym, &addr, &shndx, NULL, NULL);
+		const char *s = code_at(m, i, &addr, &size);
 
-		if (!s || !*s || GELF_ST_TYPE(sym.st_info) != STT_FUNC || shndx == SHN_UNDEF)
-			continue;
-		dso_add_sym(m->d, addr, addr + (sym.st_size ? sym.st_size : 1), s, 0);
+		if (s)
+			dso_add_sym(m->d, addr, addr + (size ? size : 1), s, 0);
 	}
 	dso_sort_syms(m->d);
 }
 
-/* The loaded module's build-id from sysfs (root only) into m->id, if readable. */
+bool kmod_note_build_id(const char *buf, size_t len, u8 *id, u32 *id_len)
+{
+	size_t off = 0;
+
+	while (len - off >= 12) {
+		u32 namesz, descsz, type;
+		size_t name, desc, next;
+
+		memcpy(&namesz, buf + off, 4);
+		memcpy(&descsz, buf + off + 4, 4);
+		memcpy(&type, buf + off + 8, 4);
+		name = off + 12;
+		desc = name + ((namesz + 3ULL) & ~3ULL);
+		next = desc + ((descsz + 3ULL) & ~3ULL);
+		if (desc > len || descsz > len - desc)
+			return false;
+		if (type == NT_GNU_BUILD_ID && namesz == 4 && !memcmp(buf + name, "GNU", 4) &&
+		    descsz && descsz <= DSO_BUILD_ID_MAX) {
+			memcpy(id, buf + desc, descsz);
+			*id_len = descsz;
+			return true;
+		}
+		if (next > len)
+			return false;
+		off = next;
+	}
+	return false;
+}
+
+/*
+ * The running build's id into m->id, if readable: a module's from sysfs
+ * (root only), the kernel's from /sys/kernel/notes (readable by all).
+ */
 static void read_loaded_id(struct kmod *m)
 {
-	char *note, *sys = xasprintf("/sys/module/%s/notes/.note.gnu.build-id", m->name);
-	u32 namesz, descsz, off;
+	char *note, *sys = m->image ? xstrdup("/sys/kernel/notes")
+				    : xasprintf("/sys/module/%s/notes/.note.gnu.build-id", m->name);
 	size_t len;
 
-	if (!read_file(sys, &note, &len, 4096)) {
-		if (len >= 12) {
-			memcpy(&namesz, note, 4);
-			memcpy(&descsz, note + 4, 4);
-			off = 12 + ((namesz + 3) & ~3U);
-			if (namesz < len && off <= len && descsz <= len - off &&
-			    descsz <= DSO_BUILD_ID_MAX) {
-				memcpy(m->id, note + off, descsz);
-				m->id_len = descsz;
-				m->id_checked = true;
-			}
-		}
+	if (!read_file(sys, &note, &len, 65536)) {
+		if (kmod_note_build_id(note, len, m->id, &m->id_len))
+			m->id_checked = true;
 		free(note);
 	}
 	free(sys);
 }
 
+/* "module NAME" or "the kernel", for messages */
+static char *kmod_label(const struct kmod *m)
+{
+	return m->image ? xstrdup("the kernel") : xasprintf("module %s", m->name);
+}
+
+/* A refusal: a warning, or (@quiet: one of several places tried) for -v. */
+#define kmod_say(quiet, ...)                   \
+	do {                                   \
+		if (quiet)                     \
+			pr_debug(__VA_ARGS__); \
+		else                           \
+			pr_warn(__VA_ARGS__);  \
+	} while (0)
+
+/* What stays when a file is refused. */
+static const char *kmod_stays(const struct kmod *m)
+{
+	return m->stored && m->stored->nr_syms ? "the capture's lines" : "its kallsyms names";
+}
+
 /*
- * The .ko must be the build that ran: the loaded module's (live) or the
- * one the capture recorded.  A module loaded from elsewhere may differ
- * from the installed one, and a report's directories may hold another
- * kernel's.  True when they match or the build that ran is unknown; then
- * the .ko's build-id is the one a capture stores, except while recording
- * (not root: sysfs hides the notes), where it is unchecked: a capture
- * must not store it as the build that ran.
+ * The file must be the build that ran: the loaded module's or the running
+ * kernel's (live), or the one the capture recorded.  A module loaded from
+ * elsewhere may differ from the installed one, and a report's directories
+ * may hold another kernel's.  True when they match or the build that ran
+ * is unknown.
  */
-static bool same_build(struct kmods *k, struct kmod *m, Dwfl_Module *mod, const char *path)
+static bool same_build(struct kmods *k, struct kmod *m, Dwfl_Module *mod, const char *path,
+		       bool quiet)
 {
 	const unsigned char *bits;
 	GElf_Addr at;
 	int n = dwfl_module_build_id(mod, &bits, &at);
+	char *w;
 
-	if (!m->id_len) {
-		if (n > 0 && n <= DSO_BUILD_ID_MAX) {
-			memcpy(m->id, bits, n);
-			m->id_len = n;
-			/* a report's .ko is the build its lines come from; a live one's is a guess */
-			m->id_checked = !k->live;
-		}
+	if (!m->id_len)
+		return true;
+	if (n > 0 && (u32)n == m->id_len && !memcmp(m->id, bits, n)) {
+		m->same_build = true;
 		return true;
 	}
-	if (n > 0 && (u32)n == m->id_len && !memcmp(m->id, bits, n))
-		return true;
-	if (k->live)
-		pr_warn("%s: not the build of module %s that is loaded (build-id differs from "
-			"/sys/module/%s/notes); its kallsyms names stay",
-			path, m->name, m->name);
+	w = kmod_label(m);
+	if (k->live && m->image)
+		kmod_say(quiet,
+			 "%s: not the build of the kernel that runs (build-id differs from "
+			 "/sys/kernel/notes); its kallsyms names stay",
+			 path);
+	else if (k->live)
+		kmod_say(quiet,
+			 "%s: not the build of module %s that is loaded (build-id differs from "
+			 "/sys/module/%s/notes); its kallsyms names stay",
+			 path, m->name, m->name);
 	else
-		pr_warn("%s: not the build of module %s the capture recorded (build-id differs); "
-			"%s stay",
-			path, m->name, m->stored ? "the capture's lines" : "its kallsyms names");
+		kmod_say(quiet,
+			 "%s: not the build of %s the capture recorded (build-id differs); %s stay",
+			 path, w, kmod_stays(m));
+	free(w);
 	return false;
 }
 
-static bool kmod_open(struct kmods *k, struct kmod *m, const char *path)
+/*
+ * The build that ran was unknown: the file's is the one a capture stores,
+ * except while recording (not root: sysfs hides a module's notes), where
+ * it is a guess a capture must not store as the build that ran.
+ */
+static void adopt_build(struct kmods *k, struct kmod *m)
+{
+	const unsigned char *bits;
+	GElf_Addr at;
+	int n = dwfl_module_build_id(m->mod, &bits, &at);
+
+	if (m->id_len || n <= 0 || n > DSO_BUILD_ID_MAX)
+		return;
+	memcpy(m->id, bits, n);
+	m->id_len = n;
+	m->id_checked = !k->live;
+}
+
+/* Open @path for @m; @quiet: refusals are for -v (other places follow). */
+static bool kmod_open(struct kmods *k, struct kmod *m, const char *path, bool quiet)
 {
 	Dwfl_Module *mod;
 	Dwarf_Addr bias;
 	Dwarf *dw;
+	char *w = kmod_label(m);
 	int fd = open_regular(path);
+	bool ok = false;
 
 	if (fd < 0) {
-		pr_warn("%s: %s; module %s keeps its kallsyms names", path, err_str(fd), m->name);
-		return false;
+		kmod_say(quiet, "%s: %s; %s keeps %s", path, err_str(fd), w, kmod_stays(m));
+		goto out;
 	}
 	m->dwfl = dwfl_begin(&kmod_callbacks);
 	mod = m->dwfl ? dwfl_report_offline(m->dwfl, m->name, path, fd) : NULL;
 	if (!mod) {
-		pr_warn("%s: %s; module %s keeps its kallsyms names", path, dwfl_errmsg(-1),
-			m->name);
+		kmod_say(quiet, "%s: %s; %s keeps %s", path, dwfl_errmsg(-1), w, kmod_stays(m));
 		close(fd);
-		return false;
+		goto out;
 	}
 	dwfl_report_end(m->dwfl, NULL, NULL);
-	if (!same_build(k, m, mod, path))
-		return false;
+	if (!same_build(k, m, mod, path, quiet))
+		goto out;
+	m->mod = mod;
+	dwfl_module_getelf(mod, &m->bias);
 	m->d = dso_new_embedded(path);
-	read_symbols(m, mod);
+	read_symbols(m);
+	if (!m->d->nr_syms) {
+		kmod_say(quiet, "%s: no function symbols; %s keeps %s", path, w, kmod_stays(m));
+		goto out;
+	}
+	adopt_build(k, m);
 	dw = dwfl_module_getdwarf(mod, &bias);
 	if (dw)
 		dso_use_dwarf(m->d, dw, bias, path);
-	pr_debug("%s: module %s: %u functions%s", path, m->name, m->d->nr_syms,
+	pr_debug("%s: %s: %u functions%s", path, w, m->d->nr_syms,
 		 dw ? ", source lines" : ", no DWARF");
-	return true;
+	ok = true;
+out:
+	free(w);
+	return ok;
+}
+
+/* Drop what a refused file left behind. */
+static void kmod_close(struct kmod *m)
+{
+	dso_free(m->d);
+	m->d = NULL;
+	if (m->dwfl)
+		dwfl_end(m->dwfl);
+	m->dwfl = NULL;
+	m->mod = NULL;
 }
 
 /* The dso a module's frames resolve in: its .ko, else what the capture stores. */
@@ -259,6 +413,7 @@ static struct kmod *kmod_new(struct kmods *k, const char *module)
 
 	m->name = xstrdup(module);
 	m->name_id = strtab_intern(&k->strs, module);
+	m->image = !strcmp(module, KMOD_KERNEL);
 	VEC_GROW(k->mods, k->nr_mods, k->alloc_mods);
 	u64map_put(&k->mod_index, m->name_id, k->nr_mods);
 	k->mods[k->nr_mods++] = m;
@@ -283,46 +438,106 @@ static struct kmod *kmod_find(const struct kmods *k, const char *module)
 	return i == UINT32_MAX ? NULL : k->mods[i];
 }
 
-/* Index the functions of the dso the module's frames resolve in, by name. */
-static void index_syms(struct kmods *k, struct kmod *m)
+/* @name -> the function at @addr; a name at two addresses names none. */
+static void index_name(struct kmods *k, struct kmod *m, const char *name, u64 addr)
 {
 	struct dso *d = kmod_dso(m);
-	u32 i;
+	const struct dso_sym *s = dso_find(d, addr);
+	u64 idx;
+	u32 id;
 
-	for (i = 0; d && i < d->nr_syms; i++)
-		u64map_put(&m->syms, strtab_intern(&k->strs, dso_sym_name(d, &d->syms[i])), i);
+	if (!s || s->start != addr)
+		return;
+	id = strtab_intern(&k->strs, name);
+	if (u64map_get(&m->syms, id, &idx) && (idx == SYM_AMBIGUOUS || d->syms[idx].start != addr))
+		u64map_put(&m->syms, id, SYM_AMBIGUOUS);
+	else
+		u64map_put(&m->syms, id, s - d->syms);
 }
 
 /*
- * The .ko, once: live, checked against the loaded module; from a capture,
- * against the build it recorded.  A capture's stored lines without a
- * build-id to check a .ko by stay.
+ * Index the functions of the dso the module's frames resolve in, by name:
+ * from the file's own symbol table, whose aliases (memset, __memset) the
+ * dso keeps one of, else from what the capture stores.  A name several
+ * functions have (static ones) names none of them.
+ */
+static void index_syms(struct kmods *k, struct kmod *m)
+{
+	struct dso *d = kmod_dso(m);
+	GElf_Xword size;
+	GElf_Addr addr;
+	int n, i;
+	u32 j;
+
+	if (m->d) {
+		n = dwfl_module_getsymtab(m->mod);
+		for (i = 1; i < n; i++) {
+			const char *s = code_at(m, i, &addr, &size);
+
+			if (s)
+				index_name(k, m, s, addr);
+		}
+		return;
+	}
+	for (j = 0; d && j < d->nr_syms; j++)
+		index_name(k, m, dso_sym_name(d, &d->syms[j]), d->syms[j].start);
+}
+
+/*
+ * The first vmlinux candidate that is the build that ran.  The standard
+ * places may hold other kernels' files: each refusal is for -v, and one
+ * warning says when none would do.
+ */
+static void image_open(struct kmods *k, struct kmod *m)
+{
+	bool quiet = !k->image_given;
+	u32 i, found = 0;
+	struct stat st;
+
+	for (i = 0; i < k->nr_images && !m->d; i++) {
+		/* an empty standard place is no news; --vmlinux is checked at start */
+		if (stat(k->images[i], &st) && errno == ENOENT) {
+			pr_debug("%s: not there", k->images[i]);
+			continue;
+		}
+		found++;
+		if (!kmod_open(k, m, k->images[i], quiet))
+			kmod_close(m);
+	}
+	if (quiet && found && !m->d)
+		pr_warn("the kernel: none of the %u vmlinux files at the standard places is the "
+			"build that ran, with symbols (-v says why); %s stay",
+			found, kmod_stays(m));
+}
+
+/*
+ * The file, once: live, checked against the build that runs; from a
+ * capture, against the build it recorded.  A capture's stored lines without
+ * a build-id to check a file by stay.
  */
 static void kmod_look(struct kmods *k, struct kmod *m)
 {
+	char *w = kmod_label(m);
 	u64 idx;
 	u32 i;
 
 	m->opened = true;
 	if (k->live)
 		read_loaded_id(m);
-	if (!k->scanned) {
+	if (!m->image && !k->scanned) {
 		k->scanned = true;
 		for (i = 0; i < k->nr_dirs; i++)
 			scan_dir(k, k->dirs[i], 0);
 	}
-	if (m->stored && !m->id_len) {
-		pr_debug("module %s: the capture's lines stay (no build-id to check a .ko by)",
-			 m->name);
-	} else if (u64map_get(&k->files, m->name_id, &idx) && !kmod_open(k, m, k->paths[idx])) {
-		dso_free(m->d);
-		m->d = NULL;
-		if (m->dwfl)
-			dwfl_end(m->dwfl);
-		m->dwfl = NULL;
-	}
+	if (m->stored && !m->id_len)
+		pr_debug("%s: the capture's lines stay (no build-id to check a file by)", w);
+	else if (m->image)
+		image_open(k, m);
+	else if (u64map_get(&k->files, m->name_id, &idx) && !kmod_open(k, m, k->paths[idx], false))
+		kmod_close(m);
 	if (m->stored && !m->d)
-		pr_debug("module %s: %u functions from the capture", m->name, m->stored->nr_syms);
+		pr_debug("%s: %u functions from the capture", w, m->stored->nr_syms);
+	free(w);
 	index_syms(k, m);
 }
 
@@ -373,7 +588,7 @@ const struct dso_sym *kmods_func(const struct kmods *k, u32 i, const char *func)
 	u32 id = strtab_find(&k->strs, func);
 	u64 idx;
 
-	if (!d || id == UINT32_MAX || !u64map_get(&m->syms, id, &idx))
+	if (!d || id == UINT32_MAX || !u64map_get(&m->syms, id, &idx) || idx == SYM_AMBIGUOUS)
 		return NULL;
 	return &d->syms[idx];
 }
@@ -391,6 +606,91 @@ bool kmods_locate(struct kmods *k, const char *module, const char *func, u64 off
 		return false;
 	*d = kmod_dso(kmod_find(k, module));
 	*vaddr = sym->start + off;
+	return true;
+}
+
+/*
+ * The image's offset, from a function whose name is unique in it.  A
+ * kallsyms address below the vmlinux one (no KASLR on a relocated build)
+ * wraps, which the subtraction in kmods_locate_kernel() undoes.
+ */
+int kmods_kernel_offset(struct kmods *k, const char *func, u64 kstart)
+{
+	const struct dso_sym *sym;
+	struct kmod *m;
+
+	if (!k->nr_images && !k->nr_mods)
+		return -1;
+	m = kmod_get(k, KMOD_KERNEL);
+	/* a capture may store the kernel's build-id alone */
+	if (!kmod_dso(m) || !kmod_dso(m)->nr_syms)
+		return -1;
+	if (m->offset_known)
+		return 1;
+	sym = kmods_func(k, kmods_index(k, KMOD_KERNEL), func);
+	if (!sym)
+		return 0;
+	m->offset = kstart - sym->start;
+	m->offset_known = true;
+	m->anchor = kstart;
+	pr_debug("the kernel: kallsyms %s at %#llx, vmlinux %#llx", func,
+		 (unsigned long long)kstart, (unsigned long long)(sym->start - m->bias));
+	return 1;
+}
+
+bool kmods_kernel_anchor(const struct kmods *k, u64 *kstart)
+{
+	struct kmod *m = kmod_find(k, KMOD_KERNEL);
+
+	if (!m || !m->offset_known)
+		return false;
+	*kstart = m->anchor;
+	return true;
+}
+
+const char *kmods_kernel_file(const struct kmods *k)
+{
+	struct kmod *m = kmod_find(k, KMOD_KERNEL);
+
+	return m && m->d ? m->d->path : "the capture's kernel functions";
+}
+
+/*
+ * By address, not by name: the kallsyms address less the offset.  The
+ * function of that name (or an alias of it: memset, __memset) must begin
+ * there, or one of the static functions sharing it.  A name the vmlinux
+ * does not have (a label without size) is taken on trust from the build
+ * that ran (checked, or the capture's record of it): its DWARF may know
+ * code its symbols do not.  Else the kallsyms name stays.
+ */
+bool kmods_locate_kernel(struct kmods *k, const char *func, u64 kstart, u64 addr, struct dso **d,
+			 u64 *vaddr)
+{
+	const struct dso_sym *by_name, *s;
+	struct kmod *m;
+	u64 at;
+
+	if (kmods_kernel_offset(k, func, kstart) != 1)
+		return false;
+	m = kmod_find(k, KMOD_KERNEL);
+	*d = kmod_dso(m);
+	at = kstart - m->offset;
+	by_name = kmods_func(k, kmods_index(k, KMOD_KERNEL), func);
+	s = dso_find(*d, at);
+	/* one of the static functions that share the name */
+	if (!by_name && s && s->start == at && !strcmp(dso_sym_name(*d, s), func))
+		goto found;
+	if (!by_name && !m->same_build && m->d)
+		return false;
+	if (by_name && by_name->start != at) {
+		if (!m->misplaced++)
+			pr_warn("%s: %s is not where kallsyms puts it (not the kernel that ran?); "
+				"such frames keep their kallsyms names",
+				kmods_kernel_file(k), func);
+		return false;
+	}
+found:
+	*vaddr = addr - m->offset;
 	return true;
 }
 
@@ -414,6 +714,9 @@ void kmods_free(struct kmods *k)
 		free(k->paths[i]);
 	for (i = 0; i < k->nr_dirs; i++)
 		free(k->dirs[i]);
+	for (i = 0; i < k->nr_images; i++)
+		free(k->images[i]);
+	free(k->images);
 	free(k->mods);
 	free(k->paths);
 	strtab_free(&k->strs);

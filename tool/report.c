@@ -383,6 +383,7 @@ void report_frame_name(const struct report *rep, u32 fi, bool kernel, struct sbu
 			sb->buf[i] = ':';
 		else if (sb->buf[i] == '\n' || sb->buf[i] == '\r')
 			sb->buf[i] = ' ';
+	/* one annotation a frame: a kernel function inlined keeps the kernel's */
 	if (kernel)
 		sbuf_addstr(sb, "_[k]");
 	else if (res_fi(rep->r, fi)->flags & FI_INLINE)
@@ -470,7 +471,7 @@ static u32 top_row(struct top *t, const struct report *rep, const struct report_
 			sbuf_addstr(&val, res_str(rep->r, fi->func));
 			if (frame < rs->nr_kernel)
 				sbuf_addstr(&val, " [k]");
-			else if (fi->flags & FI_INLINE)
+			if (fi->flags & FI_INLINE)
 				sbuf_addstr(&val, " (inlined)");
 			break;
 		case KEY_SRCLINE:

@@ -147,6 +147,47 @@ static void resolve_module(struct resolver *r, u32 idx, const struct ksym *ks, u
 	resolve_src(r, idx);
 }
 
+/*
+ * The kernel image's offset, learnt from the frame's function or, when its
+ * name is not unique, from the first kallsyms function whose name is; once.
+ */
+static bool kernel_offset(struct resolver *r, const struct ksym *ks)
+{
+	int ret;
+	u32 i;
+
+	if (r->no_image_offset)
+		return false;
+	ret = kmods_kernel_offset(&r->kmods, ksym_name(&r->ksyms, ks), ks->start);
+	for (i = 0; !ret && i < r->ksyms.nr; i++) {
+		const struct ksym *o = &r->ksyms.syms[i];
+
+		if (!o->module)
+			ret = kmods_kernel_offset(&r->kmods, ksym_name(&r->ksyms, o), o->start);
+	}
+	if (!ret)
+		pr_warn("%s: no kallsyms function of the kernel has its name there once (not the "
+			"kernel that ran?); kernel frames keep their kallsyms names",
+			kmods_kernel_file(&r->kmods));
+	r->no_image_offset = ret != 1;
+	return ret == 1;
+}
+
+/* A core kernel frame, with a vmlinux (or a capture's copy of its lines). */
+static void resolve_image(struct resolver *r, u32 idx, const struct ksym *ks, u64 addr)
+{
+	struct frame_info *fi = &r->fis[idx];
+	struct dso *d;
+	u64 vaddr;
+
+	if (!kernel_offset(r, ks) ||
+	    !kmods_locate_kernel(&r->kmods, ksym_name(&r->ksyms, ks), ks->start, addr, &d, &vaddr))
+		return;
+	fi->d = d;
+	fi->vaddr = vaddr;
+	resolve_src(r, idx);
+}
+
 u32 res_kernel(struct resolver *r, u64 addr)
 {
 	const struct ksym *ks;
@@ -170,6 +211,8 @@ u32 res_kernel(struct resolver *r, u64 addr)
 		fi->flags |= FI_RESOLVED;
 		if (ks->module)
 			resolve_module(r, i, ks, addr);
+		else
+			resolve_image(r, i, ks, addr);
 	} else {
 		fi->reason = (!addr || r->ksyms.hidden || !r->ksyms.nr) ? UR_KERNEL_HIDDEN
 									: UR_KERNEL_UNKNOWN;
@@ -638,7 +681,7 @@ static void push_kernel(struct resolver *r, struct stack *st, u64 addr, bool is_
 {
 	u32 fi = res_kernel(r, lookup_addr(addr, is_return));
 
-	push(st, fi, addr, r->fis[fi].off + (is_return && addr ? 1 : 0), SF_KERNEL);
+	push_expanded(r, st, fi, addr, r->fis[fi].off + (is_return && addr ? 1 : 0), SF_KERNEL);
 }
 
 static u64 fn_key(const struct frame_info *fi)

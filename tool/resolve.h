@@ -146,6 +146,7 @@ struct resolver {
 	struct maps *maps;
 	struct kallsyms ksyms;
 	bool ksyms_ready; /* loaded (live) or filled from a capture */
+	bool no_image_offset; /* no kallsyms function tells the vmlinux offset */
 	const char *kallsyms_path;
 	const char *modules_path;
 	struct kmods kmods; /* .ko files of the modules in kallsyms */

@@ -158,6 +158,45 @@ expect 1 "kmod-dir $tmp/none: No such file" "--kmod-dir that does not exist" -- 
 	"$tool" report -i "$cap" --kmod-dir "$tmp/none"
 expect 1 "not a directory" "--kmod-dir a file" -- \
 	"$tool" report -i "$cap" --kmod-dir "$cap"
+# a vmlinux of the capture's kernel functions (el0_svc, do_sys_read at
+# kallsyms' distance), built with -g; one with do_sys_read elsewhere
+cat >"$tmp/vm.c" <<'EOF'
+#define KFN(name, sec) \
+	__attribute__((section(sec), noinline)) int name(int x, int y) \
+	{ \
+		int s = 0; \
+		while (y--) \
+			s += x * 7 + y * y - (s >> 3); \
+		return s; \
+	}
+KFN(el0_svc, "ktext1")
+KFN(do_sys_read, "ktext2")
+void _start(void)
+{
+}
+EOF
+for at in 502000 503000; do
+	gcc -O1 -g -nostdlib -static -Wl,--build-id=sha1 -Wl,--section-start=ktext1=0x501000 \
+		-Wl,--section-start=ktext2=0x$at "$tmp/vm.c" -o "$tmp/vmlinux-$at"
+done
+expect 0 "do_sys_read+0x10 (\[kernel.kallsyms\]) $tmp/vm.c:[0-9]" \
+	"--vmlinux: a kernel frame's source line" -- \
+	"$tool" report -i "$cap" --vmlinux "$tmp/vmlinux-502000" --raw --raw-details
+expect 0 "do_sys_read+0x10 (\[kernel.kallsyms\])$" "without it, the kallsyms name alone" -- \
+	"$tool" report -i "$cap" --raw --raw-details
+expect 0 "vmlinux-503000: [a-z0-9_]* is not where kallsyms puts it" \
+	"a vmlinux whose functions are elsewhere: a warning" -- \
+	"$tool" report -i "$cap" --vmlinux "$tmp/vmlinux-503000"
+strip -o "$tmp/vmlinux-stripped" "$tmp/vmlinux-502000"
+expect 0 "vmlinux-stripped: no function symbols; the kernel keeps its kallsyms names" \
+	"--vmlinux without symbols: a warning" -- \
+	"$tool" report -i "$cap" --vmlinux "$tmp/vmlinux-stripped"
+expect 1 "vmlinux $tmp/none: No such file" "--vmlinux that does not exist" -- \
+	"$tool" report -i "$cap" --vmlinux "$tmp/none"
+expect 1 "vmlinux $tmp: not a regular file" "--vmlinux a directory" -- \
+	"$tool" report -i "$cap" --vmlinux "$tmp"
+expect 1 "vmlinux /dev/zero: not a regular file" "--vmlinux /dev/zero" -- \
+	"$tool" report -i "$cap" --vmlinux /dev/zero
 expect 1 "DEBUGINFOD_URLS is not set" "--debuginfod without a server" -- \
 	env -u DEBUGINFOD_URLS "$tool" report -i "$cap" --debuginfod
 # a FIFO where a binary should be: never opened for reading, so never hangs

@@ -23,6 +23,7 @@
 #include "../capture.h"
 #include "../debuginfo.h"
 #include "../ehframe.h"
+#include "../kmod.h"
 #include "../resolve.h"
 
 #define FX_PID 1000
@@ -1626,6 +1627,55 @@ static void test_hostile(void)
 	free(bad);
 }
 
+/* Append an ELF note (name with its NUL, 4-byte padding) to @sb. */
+static void put_note(struct sbuf *sb, const char *name, u32 type, const void *desc, u32 descsz)
+{
+	u32 namesz = strlen(name) + 1, hdr[3] = { namesz, descsz, type };
+	static const char zero[4];
+
+	sbuf_add(sb, hdr, sizeof(hdr));
+	sbuf_add(sb, name, namesz);
+	sbuf_add(sb, zero, (4 - namesz % 4) % 4);
+	sbuf_add(sb, desc, descsz);
+	sbuf_add(sb, zero, (4 - descsz % 4) % 4);
+}
+
+/*
+ * /sys/kernel/notes holds the Xen and Linux notes before the GNU build-id;
+ * a GNU note of another type (ABI tag) is not it; a cut or lying note is
+ * no build-id, and is not read beyond.
+ */
+static void test_kernel_notes(void)
+{
+	static const u8 id[20] = { 0xd3, 0x4e, 0xbf, 0xe0, 0xb6, 0x41, 0xcd, 0xfd, 0xc5, 0x46,
+				   0x0d, 0x84, 0xa5, 0xd1, 0xf9, 0x38, 0x00, 0x50, 0xeb, 0x97 };
+	static const u8 four[4] = { 1, 2, 3, 4 };
+	struct sbuf sb = { 0 };
+	u8 got[DSO_BUILD_ID_MAX];
+	u32 len = 0, lie;
+	char *cut;
+
+	put_note(&sb, "Xen", 6, four, 4);
+	put_note(&sb, "Linux", 0x100, four, 3);
+	put_note(&sb, "GNU", NT_GNU_ABI_TAG, four, 4);
+	put_note(&sb, "GNU", NT_GNU_BUILD_ID, id, sizeof(id));
+	ok(kmod_note_build_id(sb.buf, sb.len, got, &len) && len == sizeof(id) &&
+		   !memcmp(got, id, sizeof(id)),
+	   "the GNU build-id after Xen, Linux and GNU ABI-tag notes");
+	/* cut into a copy of its own, so that a read beyond the end is one the sanitizer sees */
+	cut = xmalloc(sb.len - 1);
+	memcpy(cut, sb.buf, sb.len - 1);
+	len = 0;
+	ok(!kmod_note_build_id(cut, sb.len - 1, got, &len) && !len,
+	   "the same notes cut one byte short: no build-id");
+	free(cut);
+	lie = 0xfffffff0;
+	memcpy(sb.buf + 4, &lie, 4); /* the Xen note's descsz */
+	ok(!kmod_note_build_id(sb.buf, sb.len, got, &len) && !len,
+	   "a note whose size runs past the end: no build-id");
+	sbuf_free(&sb);
+}
+
 int main(void)
 {
 	build_fixtures();
@@ -1654,6 +1704,7 @@ int main(void)
 	test_kmod_same_hash();
 	test_perfmap();
 	test_kallsyms();
+	test_kernel_notes();
 	test_hostile();
 	return tap_done();
 }

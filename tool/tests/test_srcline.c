@@ -114,6 +114,25 @@ static char *next_block(char **pos)
 	return start;
 }
 
+/*
+ * Blocks of @ours (modified) against @theirs (addr2line's), in order: how
+ * many differ; the first three are printed, labelled @what.
+ */
+static u32 blocks_differ(char *ours, char *theirs, const char *what)
+{
+	char *po = ours, *pt = theirs, *bo, *bt;
+	u32 differ = 0;
+
+	while ((bo = next_block(&po)), (bt = next_block(&pt)), bo || bt) {
+		if (bo && bt && !strcmp(bo, bt))
+			continue;
+		if (differ++ < 3)
+			printf("# %s: cycread:\n#   %s\n# addr2line:\n#   %s\n", what,
+			       bo ? bo : "-", bt ? bt : "-");
+	}
+	return differ;
+}
+
 struct lt_stats {
 	u32 addrs;
 	u32 with_inline;
@@ -126,7 +145,7 @@ static struct lt_stats compare_addr2line(const char *bin, const char *what)
 {
 	struct sbuf ours = { 0 }, list = { 0 };
 	struct lt_stats st = { 0 };
-	char *theirs, *po, *pt, *bo, *bt, *addrs = fx_path("addrs.txt");
+	char *theirs, *addrs = fx_path("addrs.txt");
 	u64 total = 0, step, v;
 	struct lt t;
 	u32 i;
@@ -172,15 +191,7 @@ static struct lt_stats compare_addr2line(const char *bin, const char *what)
 	/* discriminators tell basic blocks of one line apart; reports show lines */
 	theirs = fx_out("addr2line -a -f -i -C -e %s < %s | sed 's/ (discriminator [0-9]*)//'", bin,
 			addrs);
-	po = ours.buf;
-	pt = theirs;
-	while ((bo = next_block(&po)), (bt = next_block(&pt)), bo || bt) {
-		if (bo && bt && !strcmp(bo, bt))
-			continue;
-		if (st.differ++ < 3)
-			printf("# %s: cycread:\n#   %s\n# addr2line:\n#   %s\n", what,
-			       bo ? bo : "-", bt ? bt : "-");
-	}
+	st.differ = blocks_differ(ours.buf, theirs, what);
 	ok(st.addrs > 50 && !st.differ,
 	   "%s: %u addresses (%u with inline frames, chains up to %u deep), %u differ from "
 	   "addr2line -f -i -C",
@@ -252,6 +263,19 @@ static void test_against_addr2line(void)
 	free(cbin);
 }
 
+/* Two resolvers of kallsyms @ks: one to be given kernel files, one without. */
+static void kern_resolvers(struct resolver *r, struct resolver *plain, struct maps *ms,
+			   const char *ks)
+{
+	maps_init(ms, false);
+	res_init(r, ms, false);
+	res_init(plain, ms, false);
+	ok(!ksyms_load(&r->ksyms, ks, "/nonexistent") &&
+		   !ksyms_load(&plain->ksyms, ks, "/nonexistent"),
+	   "kallsyms read");
+	r->ksyms_ready = plain->ksyms_ready = true;
+}
+
 /*
  * kallsyms of a module built from fx_inline.c as a relocatable object (a
  * .ko is one), "fx-mod.ko" in kmod/ ('-' and '_' are one in module names),
@@ -287,7 +311,7 @@ static void test_kernel_module(void)
 {
 	char *dir = fx_path("kmod"), *ks = fx_path("kmod.kallsyms"),
 	     *addr_list = fx_path("kmod.addrs");
-	char *list = NULL, *theirs, *line, *next, *po, *pt, *bo, *bt;
+	char *list = NULL, *theirs, *line, *next;
 	struct sbuf ours = { 0 };
 	u32 addrs = 0, with_inline = 0, differ = 0, idx;
 	struct resolver r, plain;
@@ -300,13 +324,7 @@ static void test_kernel_module(void)
 		  TEST_SRCDIR, TEST_SRCDIR, kmod_gen),
 	   "module fixture: fx_inline.c as a relocatable object with a build-id (ld -r, as "
 	   "kbuild links a .ko), its kallsyms");
-	maps_init(&ms, false);
-	res_init(&r, &ms, false);
-	res_init(&plain, &ms, false);
-	ok(!ksyms_load(&r.ksyms, ks, "/nonexistent") &&
-		   !ksyms_load(&plain.ksyms, ks, "/nonexistent"),
-	   "kallsyms read");
-	r.ksyms_ready = plain.ksyms_ready = true;
+	kern_resolvers(&r, &plain, &ms, ks);
 	kmods_add_dir(&r.kmods, "/nonexistent");
 	kmods_add_dir(&r.kmods, dir);
 	read_file(addr_list, &list, &len, 1 << 24);
@@ -338,15 +356,7 @@ static void test_kernel_module(void)
 			"awk -v s=$s '$2 == s { print $3 }' kmod.addrs | "
 			"addr2line -a -f -i -C -e kmod/fx-mod.ko -j $s; done | "
 			"sed 's/ (discriminator [0-9]*)//'");
-	po = ours.buf;
-	pt = theirs;
-	while ((bo = next_block(&po)), (bt = next_block(&pt)), bo || bt) {
-		if (bo && bt && !strcmp(bo, bt))
-			continue;
-		if (differ++ < 3)
-			printf("# module: cycread:\n#   %s\n# addr2line:\n#   %s\n", bo ? bo : "-",
-			       bt ? bt : "-");
-	}
+	differ = blocks_differ(ours.buf, theirs, "module");
 	ok(addrs > 100 && with_inline > 10 && !differ,
 	   "module code: %u addresses (%u with inline frames), %u differ from addr2line -f -i "
 	   "on the .ko",
@@ -603,10 +613,13 @@ static void test_looping_siblings(void)
 	free(bin);
 }
 
-/* Every @step-th address of kmod.addrs (kallsyms address, .ko offset) into @a and @off. */
-static u32 kmod_sample_addrs(u64 *a, u64 *off, u32 max, u32 step)
+/*
+ * Every @step-th address of @file (kmod.addrs: kallsyms address, .ko
+ * offset; kimg.addrs: kallsyms address, vmlinux address) into @a and @off.
+ */
+static u32 kern_sample_addrs(const char *file, u64 *a, u64 *off, u32 max, u32 step)
 {
-	char *path = fx_path("kmod.addrs"), *list = NULL, *line, *next;
+	char *path = fx_path(file), *list = NULL, *line, *next;
 	u32 n = 0, i = 0;
 	size_t len;
 
@@ -643,9 +656,16 @@ static char *kmod_text(struct resolver *r, struct profile *p, const u64 *a, cons
 	return sb.buf;
 }
 
-/* A report of @cap with --kmod-dir @dir (NULL: none); stderr into @log. */
-static char *kmod_offline(const char *cap, const char *dir, const u64 *a, const u64 *off, u32 n,
-			  char **log)
+/*
+ * A report of @cap with --kmod-dir @dir, --vmlinux @dir, or the standard
+ * places of release 6.1.0-fx under @dir (@how; @dir NULL: none); stderr into @log; whether kernel address @xa, which the
+ * capture did not sample, got a source line into @x_line.
+ */
+/* how kern_offline() is given its file */
+enum { KF_KMOD_DIR, KF_VMLINUX, KF_ROOT };
+
+static char *kern_offline(const char *cap, const char *dir, int how, const u64 *a, const u64 *off,
+			  u32 n, u64 xa, bool *x_line, char **log)
 {
 	struct profile q;
 	struct resolver r;
@@ -658,14 +678,153 @@ static char *kmod_offline(const char *cap, const char *dir, const u64 *a, const 
 	fx_stderr_begin();
 	if (capture_read(cap, &q, &ms, &r, "/nonexistent", err, sizeof(err)))
 		printf("# %s: %s\n", cap, err);
-	if (dir)
+	if (dir && how == KF_VMLINUX)
+		kmods_set_vmlinux(&r.kmods, dir);
+	else if (dir && how == KF_ROOT)
+		kmods_add_release(&r.kmods, dir, "6.1.0-fx");
+	else if (dir)
 		kmods_add_dir(&r.kmods, dir);
 	text = kmod_text(&r, &q, a, off, n);
+	*x_line = res_fi(&r, res_kernel(&r, xa))->file != RES_NO_STR;
 	*log = fx_stderr_back();
 	res_free(&r);
 	maps_free(&ms);
 	prof_free(&q);
 	return text;
+}
+
+/*
+ * Samples at @a (kallsyms @ks) into @p, resolved with --kmod-dir @file or
+ * (@vmlinux) --vmlinux @file; their frames as kmod_text() gives them, and
+ * the capture @cap written.
+ */
+static char *kern_record(struct profile *p, const char *cap, const char *ks, const char *file,
+			 bool vmlinux, const u64 *a, const u64 *off, u32 n)
+{
+	struct report rep;
+	struct resolver r;
+	struct maps ms;
+	char *live;
+	u32 i;
+
+	prof_init(p);
+	maps_init(&ms, false);
+	res_init(&r, &ms, false);
+	ok(!ksyms_load(&r.ksyms, ks, "/nonexistent"), "kallsyms read");
+	r.ksyms_ready = true;
+	if (vmlinux)
+		kmods_set_vmlinux(&r.kmods, file);
+	else
+		kmods_add_dir(&r.kmods, file);
+	for (i = 0; i < n; i++)
+		add_sample(p, 10 + i, a[i], true);
+	prof_sort(p);
+	live = kmod_text(&r, p, a, off, n);
+	report_build(&rep, p, &r);
+	ok(!capture_write(cap, &rep, &ms), "capture of the kernel samples written");
+	report_free(&rep);
+	res_free(&r);
+	maps_free(&ms);
+	return live;
+}
+
+/*
+ * Reports of @cap, a capture of kernel samples that gave @live when
+ * recorded, with (@vmlinux) --vmlinux or --kmod-dir: without a file the
+ * capture's frames; with another build @other too, refused with a warning
+ * that begins with @refused; with the recorded build @same, taken: it gives
+ * a line at @xa, which the capture did not sample.
+ */
+static void kern_offline_checks(const char *cap, const char *other, const char *same, bool vmlinux,
+				const char *refused, const u64 *a, const u64 *off, u32 n, u64 xa,
+				const char *live)
+{
+	const char *what = vmlinux ? "vmlinux" : ".ko";
+	int how = vmlinux ? KF_VMLINUX : KF_KMOD_DIR;
+	char *text, *log, *want;
+	bool x_line;
+
+	text = kern_offline(cap, NULL, how, a, off, n, xa, &x_line, &log);
+	ok(!strcmp(text, live) && !x_line,
+	   "offline, no %s: the capture's functions, lines and inline frames, no more", what);
+	if (strcmp(text, live))
+		printf("# offline:\n%.600s\n# live:\n%.600s\n", text, live);
+	free(text);
+	free(log);
+	text = kern_offline(cap, other, how, a, off, n, xa, &x_line, &log);
+	ok(!strcmp(text, live) && !x_line, "offline, another build's %s: the capture's stay", what);
+	want = xasprintf("%s the capture recorded (build-id differs); the capture's lines stay",
+			 refused);
+	ok(strstr(log, want) != NULL, "the other build is refused with a warning naming it");
+	if (!strstr(log, want))
+		printf("# stderr: %s\n", log);
+	free(want);
+	free(text);
+	free(log);
+	text = kern_offline(cap, same, how, a, off, n, xa, &x_line, &log);
+	ok(!strcmp(text, live) && x_line && !strstr(log, "not the build"),
+	   "offline, the recorded build's %s: taken, the same frames, and a line where the "
+	   "capture has none",
+	   what);
+	if (strcmp(text, live) || !x_line)
+		printf("# line at the unsampled address: %d; stderr: %s\n# offline:\n%.600s\n",
+		       x_line, log, text);
+	free(text);
+	free(log);
+}
+
+/*
+ * A module whose two static functions share a name (fx_kdup_a.c and
+ * fx_kdup_b.c, ld -r into one .ko): kallsyms' "kdup" cannot say which one
+ * ran, so both keep the kallsyms name, without a line; kdup_a, named once,
+ * gets its line.
+ */
+static void test_kernel_module_shared_name(void)
+{
+	char *ks = fx_path("kdupmod.kallsyms"), *dir = fx_path("kdupmod");
+	struct resolver r, plain;
+	const struct frame_info *fi;
+	unsigned long long kdup = 0, kdup_a = 0;
+	char *list, *line;
+	struct maps ms;
+
+	ok(!fx_sh("mkdir -p kdupmod && cd kdupmod && gcc -O2 -g -c %s/fixtures/fx_kdup_a.c && "
+		  "gcc -O2 -g -c %s/fixtures/fx_kdup_b.c && ld -r --build-id=sha1 fx_kdup_a.o "
+		  "fx_kdup_b.o -o fx_dup.ko && rm fx_kdup_?.o && readelf -sW fx_dup.ko | "
+		  "python3 -c 'import sys\n"
+		  "for f in (l.split() for l in sys.stdin):\n"
+		  "    if len(f) == 8 and f[3] == \"FUNC\":\n"
+		  "        print(\"%%x t %%s\\t[fx_dup]\" %% (0xffffffffc0200000 + int(f[1], 16), "
+		  "f[7]))' > ../kdupmod.kallsyms",
+		  TEST_SRCDIR, TEST_SRCDIR),
+	   "a module with two static kdup, its kallsyms");
+	list = fx_out("cat kdupmod.kallsyms");
+	for (line = list; line && *line;
+	     line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		unsigned long long a;
+		char name[64];
+
+		if (sscanf(line, "%llx t %63s", &a, name) != 2)
+			continue;
+		if (!strcmp(name, "kdup") && !kdup)
+			kdup = a;
+		if (!strcmp(name, "kdup_a"))
+			kdup_a = a;
+	}
+	free(list);
+	kern_resolvers(&r, &plain, &ms, ks);
+	kmods_add_dir(&r.kmods, dir);
+	fi = res_fi(&r, res_kernel(&r, kdup + 1));
+	ok(kdup && fi->file == RES_NO_STR && !strcmp(res_str(&r, fi->func), "kdup"),
+	   "a name two functions of the .ko share: the kallsyms name, no line");
+	fi = res_fi(&r, res_kernel(&r, kdup_a + 1));
+	ok(kdup_a && fi->file != RES_NO_STR && strstr(res_str(&r, fi->file), "fx_kdup_a.c"),
+	   "a name the .ko has once: its line");
+	res_free(&plain);
+	res_free(&r);
+	maps_free(&ms);
+	free(dir);
+	free(ks);
 }
 
 /*
@@ -677,15 +836,15 @@ static char *kmod_offline(const char *cap, const char *dir, const u64 *a, const 
 static void test_kernel_module_capture(void)
 {
 	char *cap = fx_path("kmod.cyc"), *ks = fx_path("kmod.kallsyms"), *dir = fx_path("kmod"),
-	     *other = fx_path("kmod-other"), *live, *text, *log;
-	u64 a[400], off[400];
-	struct report rep;
+	     *other = fx_path("kmod-other"), *live, *text;
+	u64 a[400], off[400], x[2], xo[2];
+	struct resolver direct;
 	struct profile p;
-	struct resolver r, direct;
 	struct maps ms;
-	u32 n, i;
+	u32 n;
 
-	n = kmod_sample_addrs(a, off, 400, 1);
+	kern_sample_addrs("kmod.addrs", x, xo, 2, 1);
+	n = kern_sample_addrs("kmod.addrs", a, off, 400, 2);
 	ok(n > 50, "%u module addresses sampled", n);
 	ok(!fx_sh("mkdir -p kmod-other && gcc -O1 -g -c -I%s/fixtures "
 		  "%s/fixtures/fx_inline.c -o kmod-other/fx-mod.o && ld -r "
@@ -693,22 +852,9 @@ static void test_kernel_module_capture(void)
 		  "rm kmod-other/fx-mod.o",
 		  TEST_SRCDIR, TEST_SRCDIR),
 	   "another build of the module (-O1, its own build-id)");
-	prof_init(&p);
-	maps_init(&ms, false);
-	res_init(&r, &ms, false);
-	ok(!ksyms_load(&r.ksyms, ks, "/nonexistent"), "kallsyms read");
-	r.ksyms_ready = true;
-	kmods_add_dir(&r.kmods, dir);
-	for (i = 0; i < n; i++)
-		add_sample(&p, 10 + i, a[i], true);
-	prof_sort(&p);
-	live = kmod_text(&r, &p, a, off, n);
-	ok(strstr(live, "fx_inline.h:") != NULL, "live: module frames have source lines");
-	report_build(&rep, &p, &r);
-	ok(!capture_write(cap, &rep, &ms), "capture of the module samples written");
-	report_free(&rep);
-	res_free(&r);
-	maps_free(&ms);
+	live = kern_record(&p, cap, ks, dir, false, a, off, n);
+	ok(strstr(live, "fx_inline.h:") && strstr(live, " fx_mix (inlined) "),
+	   "live: module frames have source lines and inline frames, in the report too");
 
 	/* the other build, used directly, gives other lines: the check below can fail */
 	maps_init(&ms, false);
@@ -724,31 +870,202 @@ static void test_kernel_module_capture(void)
 	maps_free(&ms);
 	prof_free(&p);
 
-	text = kmod_offline(cap, NULL, a, off, n, &log);
-	ok(!strcmp(text, live),
-	   "offline, no .ko: the capture's functions, lines and inline frames");
-	if (strcmp(text, live))
-		printf("# offline:\n%.600s\n# live:\n%.600s\n", text, live);
-	free(text);
-	free(log);
-	text = kmod_offline(cap, other, a, off, n, &log);
-	ok(!strcmp(text, live), "offline, another build's .ko in --kmod-dir: the capture's stay");
-	ok(strstr(log, "fx-mod.ko: not the build of module fx_mod the capture recorded "
-		       "(build-id differs); the capture's lines stay") != NULL,
-	   "the other build is refused with a warning naming it");
-	if (!strstr(log, "the capture recorded"))
-		printf("# stderr: %s\n", log);
-	free(text);
-	free(log);
-	text = kmod_offline(cap, dir, a, off, n, &log);
-	ok(!strcmp(text, live) && !strstr(log, "not the build"),
-	   "offline, the recorded build's .ko: taken, the same frames");
-	free(text);
-	free(log);
+	kern_offline_checks(cap, other, dir, false, "fx-mod.ko: not the build of module fx_mod", a,
+			    off, n, x[1], live);
 	free(live);
 	free(other);
 	free(dir);
 	free(ks);
+	free(cap);
+}
+
+/* tests/fixtures/mkvmlinux.sh's kernel image stand-in in @dir, built -O@opt. */
+static bool kimg_build(const char *dir, int opt)
+{
+	return !fx_sh("sh %s/fixtures/mkvmlinux.sh %s/fixtures %s %d", TEST_SRCDIR, TEST_SRCDIR,
+		      dir, opt);
+}
+
+/*
+ * kinner, a label kallsyms lists and the vmlinux has no function of: a
+ * vmlinux whose build is not known to be the one that ran gives it nothing,
+ * and says nothing (a kernel has such labels).
+ */
+static void kinner_alone(struct resolver *r)
+{
+	u64 xa, xva;
+	char *log;
+	u32 idx;
+
+	kern_sample_addrs("kimg.kinner", &xa, &xva, 1, 1);
+	fx_stderr_begin();
+	idx = res_kernel(r, xa);
+	log = fx_stderr_back();
+	ok(res_fi(r, idx)->file == RES_NO_STR &&
+		   !strcmp(res_str(r, res_fi(r, idx)->func), "kinner") && !*log,
+	   "a label the unchecked vmlinux has no function of: its kallsyms name, no line, no "
+	   "warning");
+	if (*log)
+		printf("# stderr: %s\n", log);
+	free(log);
+}
+
+/*
+ * Samples in core kernel code: with a vmlinux, every address gets its
+ * function, source line and inline frames, the same as addr2line -f -i on
+ * the vmlinux, both static kdup functions their own; without it, the
+ * kallsyms name alone.
+ */
+static void test_kernel_image(void)
+{
+	char *vml = fx_path("kimg/vmlinux"), *ks = fx_path("kimg.kallsyms");
+	char *theirs;
+	struct sbuf ours = { 0 };
+	u32 n, i, with_inline = 0, differ = 0, lines = 0;
+	struct resolver r, plain;
+	struct maps ms;
+	u64 *a = xcalloc(1 << 16, sizeof(*a)), *va = xcalloc(1 << 16, sizeof(*va));
+
+	ok(kimg_build("kimg", 2), "kernel image fixture: a vmlinux with -g and a build-id, two "
+				  "static kdup and entry code of no type, its kallsyms shifted as "
+				  "KASLR shifts");
+	n = kern_sample_addrs("kimg.addrs", a, va, 1 << 16, 1);
+	kern_resolvers(&r, &plain, &ms, ks);
+	kmods_set_vmlinux(&r.kmods, vml);
+	for (i = 0; i < n; i++) {
+		u32 idx = res_kernel(&r, a[i]);
+
+		fi_block(&r, idx, va[i], &ours);
+		with_inline += res_fi(&r, idx)->nr_inl > 0;
+		lines += res_fi(&r, idx)->file != RES_NO_STR;
+		if (!i) {
+			const struct frame_info *fi = res_fi(&plain, res_kernel(&plain, a[i]));
+
+			ok(res_fi(&r, idx)->file != RES_NO_STR && fi->file == RES_NO_STR &&
+				   !strcmp(res_str(&plain, fi->func), "kdup"),
+			   "the first frame, in a kdup: the vmlinux gives a line; without it, the "
+			   "kallsyms name alone");
+			is_str(res_str(&r, res_fi(&r, idx)->dso), "[kernel.kallsyms]",
+			       "the frame's dso");
+		}
+	}
+	theirs = fx_out("cut -d' ' -f3 kimg.addrs | addr2line -a -f -i -C -e kimg/vmlinux | "
+			"sed 's/ (discriminator [0-9]*)//'");
+	ok(theirs && strstr(theirs, "kdup_a.c:") && strstr(theirs, "kdup_b.c:") &&
+		   strstr(theirs, "fx_kasm.S:"),
+	   "addr2line names both kdup files and the entry code's");
+	kinner_alone(&r);
+	differ = blocks_differ(ours.buf, theirs, "kernel");
+	ok(n > 100 && lines == n && with_inline > 10 && !differ,
+	   "kernel code: %u addresses (%u with lines, %u with inline frames), %u differ from "
+	   "addr2line -f -i on the vmlinux",
+	   n, lines, with_inline, differ);
+	free(theirs);
+	sbuf_free(&ours);
+	res_free(&plain);
+	res_free(&r);
+	maps_free(&ms);
+	free(va);
+	free(a);
+	free(ks);
+	free(vml);
+}
+
+/*
+ * A capture of kernel samples recorded with a vmlinux, reported elsewhere:
+ * without it the same frames; another build's vmlinux (-O1) never replaces
+ * them, and says why; the recorded build's gives them too.
+ */
+static void test_kernel_image_capture(void)
+{
+	char *cap = fx_path("kimg.cyc"), *ks = fx_path("kimg.kallsyms"),
+	     *vml = fx_path("kimg/vmlinux"), *other = fx_path("kimg-other/vmlinux"), *live;
+	u64 a[400], va[400], x[2], xo[2];
+	struct profile p;
+	u32 n;
+
+	n = kern_sample_addrs("kimg.addrs", a, va, 400, 3);
+	ok(n > 50, "%u kernel addresses sampled", n);
+	ok(kimg_build("kimg-other", 1), "another build of the kernel (-O1, its own build-id)");
+	live = kern_record(&p, cap, ks, vml, true, a, va, n);
+	ok(strstr(live, "dup_b.c:") && strstr(live, "fx_inline.h:") &&
+		   strstr(live, " fx_mix (inlined) "),
+	   "live: kernel frames have source lines and inline frames, in the report too");
+	prof_free(&p);
+
+	/* the second address of the list: in a sampled function, not sampled */
+	kern_sample_addrs("kimg.addrs", x, xo, 2, 1);
+	kern_offline_checks(cap, other, vml, true,
+			    "kimg-other/vmlinux: not the build of the kernel", a, va, n, x[1],
+			    live);
+	free(live);
+	free(other);
+	free(vml);
+	free(ks);
+	free(cap);
+}
+
+/*
+ * kinner again, in a capture: the recorded build's vmlinux, checked
+ * against the build-id the capture stores, is trusted where kallsyms names
+ * a label it has no function of: its DWARF gives the line.
+ */
+static void test_kernel_image_trusted(void)
+{
+	char *cap = fx_path("kinner.cyc"), *ks = fx_path("kimg.kallsyms"),
+	     *vml = fx_path("kimg/vmlinux"), *live, *text, *log;
+	struct profile p;
+	u64 x[2], xo[2];
+	bool x_line;
+
+	kern_sample_addrs("kimg.kinner", x, xo, 2, 1);
+	live = kern_record(&p, cap, ks, vml, true, x, xo, 1);
+	prof_free(&p);
+	text = kern_offline(cap, vml, KF_VMLINUX, x, xo, 1, x[1], &x_line, &log);
+	ok(!strstr(live, "fx_kasm.S:") && strstr(text, "kinner\n") && strstr(text, "fx_kasm.S:") &&
+		   x_line,
+	   "a label the checked vmlinux has no function of: its kallsyms name and the line its "
+	   "DWARF gives (unchecked, when recorded: none)");
+	free(text);
+	free(log);
+	free(live);
+	free(vml);
+	free(ks);
+	free(cap);
+}
+
+/*
+ * The standard places, under a root as --symfs gives one: another build at
+ * the first is passed over without a warning when the second has the
+ * recorded one; one warning when none has it.
+ */
+static void test_kernel_image_places(void)
+{
+	char *cap = fx_path("kimg.cyc"), *root = fx_path("kroot"), *log, *text;
+	u64 a[400], va[400], x[2], xo[2];
+	bool x_line;
+	u32 n;
+
+	n = kern_sample_addrs("kimg.addrs", a, va, 400, 3);
+	kern_sample_addrs("kimg.addrs", x, xo, 2, 1);
+	ok(!fx_sh("mkdir -p kroot/usr/lib/debug/boot kroot/boot && "
+		  "cp kimg-other/vmlinux kroot/usr/lib/debug/boot/vmlinux-6.1.0-fx && "
+		  "cp kimg/vmlinux kroot/boot/vmlinux-6.1.0-fx"),
+	   "a root with another build in the debug package's place, the recorded one in /boot");
+	text = kern_offline(cap, root, KF_ROOT, a, va, n, x[1], &x_line, &log);
+	ok(x_line && !*log, "the recorded build in /boot taken, the other passed over silently");
+	if (*log)
+		printf("# stderr: %s\n", log);
+	free(text);
+	free(log);
+	ok(!fx_sh("rm kroot/boot/vmlinux-6.1.0-fx"), "the recorded build removed");
+	text = kern_offline(cap, root, KF_ROOT, a, va, n, x[1], &x_line, &log);
+	ok(!x_line && strstr(log, "the kernel: none of the 1 vmlinux files at the standard places "
+				  "is the build that ran"),
+	   "none of the build that ran: one warning");
+	free(text);
+	free(log);
+	free(root);
 	free(cap);
 }
 
@@ -766,5 +1083,10 @@ int main(void)
 	test_looping_siblings();
 	test_kernel_module();
 	test_kernel_module_capture();
+	test_kernel_module_shared_name();
+	test_kernel_image();
+	test_kernel_image_capture();
+	test_kernel_image_trusted();
+	test_kernel_image_places();
 	return tap_done();
 }

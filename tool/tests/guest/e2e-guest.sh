@@ -131,6 +131,12 @@ $C report -i $T/kmod.cyc --raw --raw-details >$T/kmod.txt 2>&1
 grep -q "cycs_[a-z_]*+0x[0-9a-f]* (\[cycsample\]) .*module/[a-z_]*\.c:[0-9][0-9]*" $T/kmod.txt
 check $? "--kmod-dir: cycsample.ko's frames with a function and a source line ($(grep -c \
 	"(\[cycsample\]) .*\.c:[0-9]" $T/kmod.txt) of $(grep -c "(\[cycsample\])" $T/kmod.txt))"
+# the kernel's own code: the guest has no vmlinux, but the capture holds the
+# running kernel's build-id (from /sys/kernel/notes), by which a file of
+# another build (here the module, named as a vmlinux) is refused
+$C report -i $T/kmod.cyc --vmlinux /cycsample/cycsample.ko >/dev/null 2>$T/vml.err
+grep -q "cycsample.ko: not the build of the kernel the capture recorded" $T/vml.err
+check $? "--vmlinux of another build: refused by the build-id the capture took from the kernel"
 $C report -i $T/demo.cyc --sort srcline >$T/srcline.txt 2>&1
 grep -q "demo\.c:[0-9][0-9]*" $T/srcline.txt
 check $? "--sort srcline: rows by demo.c:line"
