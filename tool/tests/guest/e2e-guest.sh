@@ -279,9 +279,13 @@ ring=$(sed -n 's/.* rings of \([0-9]*\) KiB, woken at \([0-9]*\) KiB$/\1 \2/p' $
 check $? "default ring: ${ring:-?} KiB and its wakeup (want $want, ${kpage:-?} KiB pages, \
 perf_event_mlock_kb $mlock)"
 # the session lives while a child of CMD runs, also after CMD has exited
-$C --folded -- sh -c "$D/demo 60 &" >$T/bg.folded 2>/dev/null
+$C -v --folded -- sh -c "$D/demo 60 &" >$T/bg.folded 2>$T/bg.err
 [ "$(chain_count $T/bg.folded 'main;do_round;hot_loop')" -gt 20 ]
-check $? "a child that outlives CMD is sampled until it ends ($(leaf_count $T/bg.folded hot_loop) in hot_loop)"
+st=$?
+check $st "a child that outlives CMD is sampled until it ends ($(leaf_count $T/bg.folded hot_loop) in hot_loop)"
+# seen once, under load, and not understood: keep what would explain it
+[ $st -eq 0 ] || { awk '{ print $NF, $0 }' $T/bg.folded | sort -n -r | head -n 8
+	tail -n 8 $T/bg.err; } | sed 's/^/# /'
 # sampling starts at CMD's exec: nothing of cycread's own code in the child
 own=$(grep -c '(/cycsample/cycread)' $T/raw.txt)
 [ "$own" -eq 0 ]
