@@ -399,6 +399,7 @@ static void kmod_close(struct kmod *m)
 		dwfl_end(m->dwfl);
 	m->dwfl = NULL;
 	m->mod = NULL;
+	m->same_build = false;
 }
 
 /* The dso a module's frames resolve in: its .ko, else what the capture stores. */
