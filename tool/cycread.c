@@ -653,7 +653,7 @@ static int check_path(const char *opt, const char *path, bool dir)
 		pr_err("%s %s: %s", opt, path, strerror(errno));
 		return EXIT_RUNTIME;
 	}
-	if (dir != !!S_ISDIR(st.st_mode) || (!dir && !S_ISREG(st.st_mode))) {
+	if (dir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode)) {
 		pr_err("%s %s: %s", opt, path, dir ? "not a directory" : "not a regular file");
 		return EXIT_RUNTIME;
 	}

@@ -43,7 +43,6 @@ struct kmod {
 	bool offset_known;
 	u64 offset; /* image: kallsyms address less vmlinux address */
 	u64 anchor; /* image: the kallsyms address the offset was learnt at */
-	Dwarf_Addr bias; /* libdwfl's address less the file's own */
 	u32 misplaced; /* image: functions not where the offset puts them */
 };
 
@@ -371,7 +370,6 @@ static bool kmod_open(struct kmods *k, struct kmod *m, const char *path, bool qu
 	if (!same_build(k, m, mod, path, quiet))
 		goto out;
 	m->mod = mod;
-	dwfl_module_getelf(mod, &m->bias);
 	m->d = dso_new_embedded(path);
 	read_symbols(m);
 	if (!m->d->nr_syms) {
@@ -618,6 +616,7 @@ bool kmods_locate(struct kmods *k, const char *module, const char *func, u64 off
 int kmods_kernel_offset(struct kmods *k, const char *func, u64 kstart)
 {
 	const struct dso_sym *sym;
+	Dwarf_Addr bias = 0; /* libdwfl's address less the file's own */
 	struct kmod *m;
 
 	if (!k->nr_images && !k->nr_mods)
@@ -634,8 +633,10 @@ int kmods_kernel_offset(struct kmods *k, const char *func, u64 kstart)
 	m->offset = kstart - sym->start;
 	m->offset_known = true;
 	m->anchor = kstart;
+	if (m->mod)
+		dwfl_module_getelf(m->mod, &bias);
 	pr_debug("the kernel: kallsyms %s at %#llx, vmlinux %#llx", func,
-		 (unsigned long long)kstart, (unsigned long long)(sym->start - m->bias));
+		 (unsigned long long)kstart, (unsigned long long)(sym->start - bias));
 	return 1;
 }
 
@@ -677,12 +678,6 @@ bool kmods_locate_kernel(struct kmods *k, const char *func, u64 kstart, u64 addr
 	*d = kmod_dso(m);
 	at = kstart - m->offset;
 	by_name = kmods_func(k, kmods_index(k, KMOD_KERNEL), func);
-	s = dso_find(*d, at);
-	/* one of the static functions that share the name */
-	if (!by_name && s && s->start == at && !strcmp(dso_sym_name(*d, s), func))
-		goto found;
-	if (!by_name && !m->same_build && m->d)
-		return false;
 	if (by_name && by_name->start != at) {
 		if (!m->misplaced++)
 			pr_warn("%s: %s is not where kallsyms puts it (not the kernel that ran?); "
@@ -690,7 +685,12 @@ bool kmods_locate_kernel(struct kmods *k, const char *func, u64 kstart, u64 addr
 				kmods_kernel_file(k), func);
 		return false;
 	}
-found:
+	if (!by_name && m->d && !m->same_build) {
+		/* unchecked: only one of the static functions that share the name */
+		s = dso_find(*d, at);
+		if (!s || s->start != at || strcmp(dso_sym_name(*d, s), func))
+			return false;
+	}
 	*vaddr = addr - m->offset;
 	return true;
 }

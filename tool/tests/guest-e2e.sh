@@ -111,7 +111,8 @@ grep -v '^1\.\.' "$out/pprof.tap"
 # the guest's capture of cycsample.ko's open path, core kernel frames get
 # source lines and inline frames, with no warning (the vmlinux is the build
 # the capture recorded).
-vrc=0
+# shellcheck source=tool/tests/guest/tap.sh # check() and $failed, as in the guest
+. "$top/tool/tests/guest/tap.sh"
 vmlinux_checks()
 {
 	hc="$top/build/$kernel/host-tool"
@@ -124,39 +125,27 @@ vmlinux_checks()
 	vml=$("$top/scripts/kernels" vmlinux "$kernel") || st=1
 	[ $st -ne 0 ] || "$hc/cycread" report -i "$out/kmod.cyc" --vmlinux "$vml" --raw \
 		--raw-details >"$out/kmod-vml.txt" 2>"$out/kmod-vml.err" || st=1
-	if [ $st -eq 0 ] && [ -s "$out/kmod.cyc" ] && ! grep -q warning "$out/kmod-vml.err"; then
-		tap_line 0 "host: the guest's capture reported with the kernel's vmlinux, no warning"
-	else
-		tap_line 1 "host: the guest's capture reported with the kernel's vmlinux, no warning"
+	[ $st -eq 0 ] && [ -s "$out/kmod.cyc" ] && ! grep -q warning "$out/kmod-vml.err" || st=1
+	check $st "host: the guest's capture reported with the kernel's vmlinux, no warning"
+	if [ $st -ne 0 ]; then
 		sed 's/^/# /' "$out/kmod-vml.err" 2>/dev/null || true
 		return 0
 	fi
 	k=$(grep -c "(\[kernel\.kallsyms\])" "$out/kmod-vml.txt" || true)
-	n=$(grep -c "(\[kernel\.kallsyms\]) [^ ]*\.[chS]:[0-9]" "$out/kmod-vml.txt" || true)
+	lines=$(grep -c "(\[kernel\.kallsyms\]) [^ ]*\.[chS]:[0-9]" "$out/kmod-vml.txt" || true)
 	st=1
-	[ "$k" -gt 100 ] && [ $((n * 100)) -ge $((k * 95)) ] && st=0
-	tap_line $st "host: core kernel frames with a source line from the vmlinux ($n of $k)"
+	[ "$k" -gt 100 ] && [ $((lines * 100)) -ge $((k * 95)) ] && st=0
+	check $st "host: core kernel frames with a source line from the vmlinux ($lines of $k)"
 	st=1
 	grep -q "^	[0-9a-f]* el0_svc+0x[0-9a-f]* (\[kernel\.kallsyms\]) .*entry-common\.c:[0-9]" \
 		"$out/kmod-vml.txt" && st=0
-	tap_line $st "host: el0_svc's frames name arch/arm64/kernel/entry-common.c:N"
-	n=$(grep -c " (inlined) [^ ]*\.[ch]:[0-9]" "$out/kmod-vml.txt" || true)
+	check $st "host: el0_svc's frames name arch/arm64/kernel/entry-common.c:N"
+	inl=$(grep -c " (inlined) [^ ]*\.[ch]:[0-9]" "$out/kmod-vml.txt" || true)
 	st=1
-	[ "$n" -gt 0 ] && st=0
-	tap_line $st "host: kernel functions inlined, as frames of their own ($n)"
-}
-tn=0
-tap_line()
-{
-	tn=$((tn + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $tn - $2"
-	else
-		echo "not ok $tn - $2"
-		vrc=1
-	fi
+	[ "$inl" -gt 0 ] && st=0
+	check $st "host: kernel functions inlined, as frames of their own ($inl)"
 }
 [ "$kernel" = arm64-6.1 ] && vmlinux_checks
 [ "$rc" -eq 0 ] || exit "$rc"
 [ "$prc" -eq 0 ] || exit "$prc"
-exit "$vrc"
+[ "$failed" -eq 0 ]

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # tap.sh - numbered TAP for the guest scripts (tests/guest/e2e-guest.sh,
-# tests/guest/shares-guest.sh, tests/guest/told-guest.sh), sourced.  POSIX sh.
+# tests/guest/shares-guest.sh, tests/guest/told-guest.sh) and the host's
+# checks in tests/guest-e2e.sh, sourced.  POSIX sh.
 
 n=0
 failed=0
