@@ -30,18 +30,47 @@ struct abbrev {
 	bool has_pc; /* DW_AT_low_pc or DW_AT_ranges */
 	bool sibling; /* has DW_AT_sibling */
 	u32 size; /* all attributes' bytes when every form fixes its size, else VAR */
+	u32 sib_at; /* where DW_AT_sibling is in them, with size fixed; else NO_SIB_AT */
+	u64 sib_form;
 };
 
-struct scan {
-	const struct dwscan_unit *u;
+#define NO_SIB_AT UINT32_MAX
+
+/* A unit's abbreviations, read once for every scan of it. */
+struct dwscan {
+	struct dwscan_unit u;
 	struct abbrev *abbrevs; /* by code */
 	u32 nr_abbrevs;
 	struct spec *specs;
 	u32 nr_specs;
 	u32 alloc_specs;
-	u64 *offs;
+	u64 base; /* the unit's base address, which range lists start from */
+	bool base_known; /* else libdw reads the lists */
+};
+
+/* What a scan looks for: skipping, a unit's functions, a function's inlined instances. */
+enum mode { SKIP, FUNCS, TREE };
+
+/* One scan and what it found. */
+struct scan {
+	const struct dwscan *s;
+	const struct dwscan_unit *u;
+	u64 *offs; /* FUNCS */
 	u32 nr_offs;
 	u32 alloc_offs;
+	struct dwscan_tree *t; /* TREE */
+};
+
+/* The pc attributes of an inlined instance, as the scan found them. */
+struct pc_attrs {
+	u64 low;
+	u64 high;
+	bool have_low;
+	bool have_high;
+	bool high_is_size; /* a constant: the size from low_pc */
+	bool ranges;
+	u64 list; /* DW_AT_ranges: the list's offset in its section */
+	bool other; /* a form read here only by libdw */
 };
 
 /* The size of an attribute of @form, when the form alone fixes it. */
@@ -95,9 +124,9 @@ static u8 form_size(const struct dwscan_unit *u, u64 form)
 }
 
 /* The unit's abbreviations, indexed by code; false when unreadable. */
-static bool read_abbrevs(struct scan *s)
+static bool read_abbrevs(struct dwscan *s)
 {
-	const struct dwscan_unit *u = s->u;
+	const struct dwscan_unit *u = &s->u;
 	struct dwcur c = { .big = u->big_endian };
 	u32 alloc = 0;
 
@@ -141,7 +170,11 @@ static bool read_abbrevs(struct scan *s)
 			if (form == DW_FORM_implicit_const)
 				dw_sleb(&c); /* its value is here, not in the DIE */
 			a->has_pc = a->has_pc || name == DW_AT_low_pc || name == DW_AT_ranges;
-			a->sibling = a->sibling || name == DW_AT_sibling;
+			if (name == DW_AT_sibling) {
+				a->sibling = true;
+				a->sib_at = a->size != VAR ? a->size : NO_SIB_AT;
+				a->sib_form = form;
+			}
 			VEC_GROW(s->specs, s->nr_specs, s->alloc_specs);
 			s->specs[s->nr_specs] = (struct spec){ .name = name,
 							       .form = form,
@@ -246,27 +279,267 @@ static bool sibling_at(const struct dwscan_unit *u, u64 off, u64 sib, const u8 *
 	return true;
 }
 
-/* The scopes srcline.c's walk descends into for functions. */
-static bool holds_funcs(u32 tag)
+/*
+ * The scopes a scan enters: for a unit's functions, namespaces and
+ * modules; for a function's inlined instances, every scope srcline.c's
+ * walk enters (a nested function is reported, not entered).
+ */
+static bool enters(enum mode m, u32 tag)
 {
-	return tag == DW_TAG_namespace || tag == DW_TAG_module;
+	switch (tag) {
+	case DW_TAG_namespace:
+	case DW_TAG_module:
+		return m != SKIP;
+	case DW_TAG_inlined_subroutine:
+	case DW_TAG_lexical_block:
+	case DW_TAG_try_block:
+	case DW_TAG_catch_block:
+	case DW_TAG_class_type:
+	case DW_TAG_structure_type:
+	case DW_TAG_union_type:
+		return m == TREE;
+	default:
+		return false;
+	}
+}
+
+/*
+ * One pc attribute of an inlined instance, its bytes at @at up to @c's
+ * position, into @pa.  Only the forms GCC and clang give them outside
+ * split DWARF are read here; any other sends the DIE to libdw.
+ */
+static void read_pc(struct pc_attrs *pa, const struct dwscan_unit *u, const struct spec *sp,
+		    const u8 *at, const struct dwcur *c)
+{
+	struct dwcur r = { .p = at, .end = c->p, .big = c->big };
+	bool addr = sp->form == DW_FORM_addr && u->addr_size <= 8;
+
+	switch (sp->name) {
+	case DW_AT_low_pc:
+		pa->have_low = addr;
+		pa->low = addr ? dw_uint(&r, u->addr_size) : 0;
+		pa->other |= !addr;
+		break;
+	case DW_AT_high_pc:
+		pa->have_high = true;
+		pa->high_is_size = sp->form != DW_FORM_addr; /* a constant, DWARF 4 on */
+		switch (sp->form) {
+		case DW_FORM_data1:
+		case DW_FORM_data2:
+		case DW_FORM_data4:
+		case DW_FORM_data8:
+			pa->high = dw_uint(&r, form_size(u, sp->form));
+			break;
+		case DW_FORM_udata:
+			pa->high = dw_uleb(&r);
+			break;
+		default:
+			pa->high = addr ? dw_uint(&r, u->addr_size) : 0;
+			pa->other |= !addr;
+			break;
+		}
+		break;
+	case DW_AT_ranges:
+		pa->ranges = true;
+		if (sp->form == DW_FORM_sec_offset)
+			pa->list = dw_uint(&r, u->offset_size);
+		else if (u->version < 4 && (sp->form == DW_FORM_data4 || sp->form == DW_FORM_data8))
+			pa->list = dw_uint(&r, form_size(u, sp->form));
+		else
+			pa->other = true; /* DW_FORM_rnglistx: an index libdw resolves */
+		break;
+	default:
+		break;
+	}
+	pa->other |= r.bad;
+}
+
+static bool add_range(struct scan *w, u64 start, u64 end)
+{
+	struct dwscan_tree *t = w->t;
+
+	if (t->nr_ranges >= DWSCAN_MAX_FUNCS)
+		return false;
+	VEC_GROW(t->ranges, t->nr_ranges, t->alloc_ranges);
+	t->ranges[t->nr_ranges++] = (struct dwscan_range){ start, end };
+	return true;
+}
+
+/*
+ * A DWARF 5 range list entry at @c into *@start and *@end; 1 for a range,
+ * 0 at the list's end, 2 for a new base address, -1 for what only libdw
+ * reads (entries through .debug_addr) or a bad entry.
+ */
+static int rnglists_entry(struct dwcur *c, u8 addr_size, u64 *base, u64 *start, u64 *end)
+{
+	switch (dw_u8(c)) {
+	case DW_RLE_end_of_list:
+		return c->bad ? -1 : 0;
+	case DW_RLE_offset_pair:
+		*start = *base + dw_uleb(c);
+		*end = *base + dw_uleb(c);
+		break;
+	case DW_RLE_base_address:
+		*base = dw_uint(c, addr_size);
+		return c->bad ? -1 : 2;
+	case DW_RLE_start_end:
+		*start = dw_uint(c, addr_size);
+		*end = dw_uint(c, addr_size);
+		break;
+	case DW_RLE_start_length:
+		*start = dw_uint(c, addr_size);
+		*end = *start + dw_uleb(c);
+		break;
+	default:
+		return -1;
+	}
+	return c->bad ? -1 : 1;
+}
+
+/* The same for a .debug_ranges entry (before DWARF 5): pairs of addresses. */
+static int ranges_entry(struct dwcur *c, u8 addr_size, u64 *base, u64 *start, u64 *end)
+{
+	u64 escape = addr_size == 8 ? UINT64_MAX : UINT32_MAX;
+	u64 a = dw_uint(c, addr_size), b = dw_uint(c, addr_size);
+
+	if (c->bad)
+		return -1;
+	if (a == escape) {
+		*base = b;
+		return 2;
+	}
+	if (!a && !b)
+		return 0;
+	*start = *base + a;
+	*end = *base + b;
+	return 1;
+}
+
+/* The range list at @off into @in's ranges; false when libdw should read it. */
+static bool read_list(struct scan *w, struct dwscan_inst *in, u64 off)
+{
+	const struct dwscan_unit *u = w->u;
+	bool v5 = u->version >= 5;
+	const u8 *sec = v5 ? u->rnglists : u->ranges;
+	size_t size = v5 ? u->rnglists_size : u->ranges_size;
+	struct dwcur c = { .big = u->big_endian };
+	u64 base = w->s->base, start, end;
+	int ret;
+
+	if (!sec || !w->s->base_known || off >= size || (u->addr_size != 4 && u->addr_size != 8))
+		return false;
+	c.p = sec + off;
+	c.end = sec + size;
+	in->first = w->t->nr_ranges;
+	while ((ret = v5 ? rnglists_entry(&c, u->addr_size, &base, &start, &end)
+			 : ranges_entry(&c, u->addr_size, &base, &start, &end)) > 0)
+		if (ret == 1 && !add_range(w, start, end))
+			return false;
+	in->nr = w->t->nr_ranges - in->first;
+	if (ret < 0) {
+		w->t->nr_ranges = in->first; /* libdw reads it again, and judges it */
+		in->nr = 0;
+	}
+	return !ret;
+}
+
+/* An inlined instance's code as libdw's dwarf_ranges() would give it. */
+static bool set_pc(struct scan *w, struct dwscan_inst *in, const struct pc_attrs *pa)
+{
+	in->pc = DWSCAN_PC_RANGES;
+	in->first = w->t->nr_ranges;
+	if (pa->other) {
+		in->pc = DWSCAN_PC_LIBDW;
+	} else if (pa->have_low && pa->have_high) {
+		if (!add_range(w, pa->low, pa->high_is_size ? pa->low + pa->high : pa->high))
+			return false;
+		in->nr = 1;
+	} else if (!pa->ranges) {
+		in->pc = DWSCAN_PC_NONE;
+	} else if (!read_list(w, in, pa->list)) {
+		in->pc = DWSCAN_PC_LIBDW;
+	}
+	return w->t->nr_ranges < DWSCAN_MAX_FUNCS;
+}
+
+/* Room for one more finding; false past the bound no real unit reaches. */
+static bool add_found(struct scan *w, enum mode m)
+{
+	if (m == FUNCS) {
+		if (w->nr_offs >= DWSCAN_MAX_FUNCS)
+			return false;
+		VEC_GROW(w->offs, w->nr_offs, w->alloc_offs);
+	} else {
+		if (w->t->nr_insts >= DWSCAN_MAX_FUNCS)
+			return false;
+		VEC_GROW(w->t->insts, w->t->nr_insts, w->t->alloc_insts);
+	}
+	return true;
+}
+
+/*
+ * The DIE at @c's position (after its code), abbreviation @a: its
+ * attributes skipped, its DW_AT_sibling into *@sib, an inlined instance's
+ * pc attributes into @pa when @pa is given.
+ */
+static bool read_attrs(struct scan *w, struct dwcur *c, const struct abbrev *a, u64 *sib,
+		       struct pc_attrs *pa)
+{
+	const struct dwscan_unit *u = w->u;
+	u32 i;
+
+	*sib = 0;
+	if (a->size != VAR && !pa && (!a->sibling || a->sib_at != NO_SIB_AT)) {
+		/* most DIEs: one step over all of their attributes, their sibling read in place */
+		if (!dw_need(c, a->size))
+			return false;
+		if (a->sibling) {
+			const u8 *at = c->p + a->sib_at;
+			struct dwcur end = { .p = at + form_size(u, a->sib_form), .big = c->big };
+
+			if (!read_ref(at, &end, a->sib_form, sib))
+				return false;
+		}
+		c->p += a->size;
+		return true;
+	}
+	for (i = 0; i < a->nr; i++) {
+		const struct spec *sp = &w->s->specs[a->first + i];
+		const u8 *at = c->p;
+
+		if (sp->size != VAR) {
+			if (!dw_need(c, sp->size))
+				return false;
+			c->p += sp->size;
+		} else if (!skip_form(c, u, sp->form, false)) {
+			return false;
+		}
+		if (sp->name == DW_AT_sibling && !read_ref(at, c, sp->form, sib))
+			return false;
+		if (pa)
+			read_pc(pa, u, sp, at, c);
+	}
+	return true;
 }
 
 /*
  * The children of the DIE whose children start at @c, up to their null
- * entry: @collect for the level whose functions count (the unit's, a
- * namespace's), else only skipped.
+ * entry, looked at as @m says; in TREE mode @parent is the instance they
+ * sit in and @depth their nesting below the function.
  */
-static bool scan_children(struct scan *s, struct dwcur *c, bool collect, u32 depth)
+static bool scan_children(struct scan *w, struct dwcur *c, enum mode m, u32 parent, u32 depth)
 {
-	const struct dwscan_unit *u = s->u;
+	const struct dwscan *s = w->s;
+	const struct dwscan_unit *u = w->u;
 
 	if (depth > DWSCAN_MAX_DEPTH)
 		return false;
 	for (;;) {
-		u64 off = c->p - u->info, code = dw_uleb(c), sib = 0;
+		u64 off = c->p - u->info, code = dw_uleb(c), sib;
+		bool inlined, nested, in;
+		struct pc_attrs pa = { 0 };
 		const struct abbrev *a;
-		u32 i;
+		u32 inner = parent;
 
 		if (c->bad)
 			return false;
@@ -275,41 +548,33 @@ static bool scan_children(struct scan *s, struct dwcur *c, bool collect, u32 dep
 		if (code >= s->nr_abbrevs || !s->abbrevs[code].defined)
 			return false;
 		a = &s->abbrevs[code];
-		if (a->size != VAR && !a->sibling) {
-			/* most DIEs: one step over all of their attributes */
-			if (!dw_need(c, a->size))
+		inlined = m == TREE && a->tag == DW_TAG_inlined_subroutine;
+		nested = m == TREE && a->tag == DW_TAG_subprogram && a->has_pc;
+		if (!read_attrs(w, c, a, &sib, inlined ? &pa : NULL))
+			return false;
+		if (m == FUNCS && a->tag == DW_TAG_subprogram && a->has_pc) {
+			if (!add_found(w, m))
 				return false;
-			c->p += a->size;
+			w->offs[w->nr_offs++] = off;
+		} else if (inlined || nested) {
+			if (!add_found(w, m))
+				return false;
+			inner = inlined ? w->t->nr_insts : parent;
+			w->t->insts[w->t->nr_insts] = (struct dwscan_inst){
+				.off = off, .parent = parent, .depth = depth, .nested = nested
+			};
+			if (inlined && !set_pc(w, &w->t->insts[w->t->nr_insts], &pa))
+				return false;
+			w->t->nr_insts++;
 		}
-		for (i = 0; (a->size == VAR || a->sibling) && i < a->nr; i++) {
-			const struct spec *sp = &s->specs[a->first + i];
-			const u8 *at = c->p;
-
-			if (sp->size != VAR) {
-				if (!dw_need(c, sp->size))
-					return false;
-				c->p += sp->size;
-			} else if (!skip_form(c, u, sp->form, false)) {
-				return false;
-			}
-			if (sp->name == DW_AT_sibling && !read_ref(at, c, sp->form, &sib))
-				return false;
-		}
-		if (collect && a->tag == DW_TAG_subprogram && a->has_pc) {
-			if (s->nr_offs >= DWSCAN_MAX_FUNCS)
-				return false;
-			VEC_GROW(s->offs, s->nr_offs, s->alloc_offs);
-			s->offs[s->nr_offs++] = off;
-		}
-		/* as libdw: into a namespace by its children, past any DIE by its sibling */
-		if (a->children && collect && holds_funcs(a->tag) &&
-		    !scan_children(s, c, true, depth + 1))
+		/* as libdw: into a scope by its children, past any DIE by its sibling */
+		in = a->children && enters(m, a->tag);
+		if (in && !scan_children(w, c, m, inner, depth + 1))
 			return false;
 		if (sib) {
 			if (!sibling_at(u, off, sib, c->p, &c->p))
 				return false;
-		} else if (a->children && !(collect && holds_funcs(a->tag)) &&
-			   !scan_children(s, c, false, depth + 1)) {
+		} else if (a->children && !in && !scan_children(w, c, SKIP, parent, depth + 1)) {
 			return false;
 		}
 	}
@@ -384,37 +649,122 @@ bool dwscan_unit_at(struct dwscan_unit *u, const u8 *info, size_t info_size, con
 	return true;
 }
 
-bool dwscan_funcs(const struct dwscan_unit *u, u64 **offs, u32 *nr)
+/*
+ * The unit's base address for its range lists, as libdw takes it: its
+ * DIE's DW_AT_low_pc, else its DW_AT_entry_pc, else 0.  Unknown (libdw
+ * reads the lists) for a form other than an address.
+ */
+static void read_base(struct dwscan *s)
 {
-	struct scan s = { .u = u };
-	struct dwcur c = { .big = u->big_endian };
-	bool ok = false;
-	u64 code;
+	const struct dwscan_unit *u = &s->u;
+	struct dwcur c = { .p = u->info + u->die, .end = u->info + u->end, .big = u->big_endian };
+	u64 code = dw_uleb(&c);
+	bool low = false, entry = false;
+	const struct abbrev *a;
+	u32 i;
 
-	*offs = NULL;
-	*nr = 0;
-	/* header, DIE, end in that order inside the section: every bound below rests on it */
-	if (!u->info || u->start >= u->die || u->die >= u->end || u->end > u->info_size ||
-	    !read_abbrevs(&s))
-		goto out;
-	c.p = u->info + u->die;
-	c.end = u->info + u->end;
-	/* the unit's own DIE: skipped, then its children */
-	code = dw_uleb(&c);
-	if (c.bad || !code || code >= s.nr_abbrevs || !s.abbrevs[code].defined)
-		goto out;
-	for (u32 i = 0; i < s.abbrevs[code].nr; i++)
-		if (!skip_form(&c, u, s.specs[s.abbrevs[code].first + i].form, false))
-			goto out;
-	ok = !s.abbrevs[code].children || scan_children(&s, &c, true, 1);
-out:
-	free(s.abbrevs);
-	free(s.specs);
-	if (ok) {
-		*offs = s.offs;
-		*nr = s.nr_offs;
-	} else {
-		free(s.offs);
+	if (c.bad || !code || code >= s->nr_abbrevs || !s->abbrevs[code].defined)
+		return;
+	a = &s->abbrevs[code];
+	for (i = 0; i < a->nr; i++) {
+		const struct spec *sp = &s->specs[a->first + i];
+		struct dwcur r = { .p = c.p, .big = c.big };
+
+		if (!skip_form(&c, u, sp->form, false))
+			return;
+		r.end = c.p;
+		if (sp->name == DW_AT_low_pc) {
+			low = true;
+			s->base = sp->form == DW_FORM_addr && u->addr_size <= 8
+					  ? dw_uint(&r, u->addr_size)
+					  : 0;
+			s->base_known = sp->form == DW_FORM_addr && u->addr_size <= 8 && !r.bad;
+		}
+		entry |= sp->name == DW_AT_entry_pc;
 	}
+	if (!low && !entry)
+		s->base_known = true; /* 0 */
+}
+
+struct dwscan *dwscan_new(const struct dwscan_unit *u)
+{
+	struct dwscan *s;
+
+	/* header, DIE, end in that order inside the section: every bound below rests on it */
+	if (!u->info || u->start >= u->die || u->die >= u->end || u->end > u->info_size)
+		return NULL;
+	s = xcalloc(1, sizeof(*s));
+	s->u = *u;
+	if (!read_abbrevs(s)) {
+		dwscan_free(s);
+		return NULL;
+	}
+	read_base(s);
+	return s;
+}
+
+void dwscan_free(struct dwscan *s)
+{
+	if (!s)
+		return;
+	free(s->abbrevs);
+	free(s->specs);
+	free(s);
+}
+
+/*
+ * The DIE at @off (inside the unit, past its header) skipped, then its
+ * children scanned as @m says.
+ */
+static bool scan_die(struct scan *w, u64 off, enum mode m)
+{
+	const struct dwscan_unit *u = w->u;
+	struct dwcur c = { .big = u->big_endian };
+	const struct abbrev *a;
+	u64 code, sib;
+
+	if (off < u->die || off >= u->end)
+		return false;
+	c.p = u->info + off;
+	c.end = u->info + u->end;
+	code = dw_uleb(&c);
+	if (c.bad || !code || code >= w->s->nr_abbrevs || !w->s->abbrevs[code].defined)
+		return false;
+	a = &w->s->abbrevs[code];
+	if (!read_attrs(w, &c, a, &sib, NULL))
+		return false;
+	return !a->children || scan_children(w, &c, m, DWSCAN_NONE, 1);
+}
+
+bool dwscan_funcs(const struct dwscan *s, u64 **offs, u32 *nr)
+{
+	struct scan w = { .s = s, .u = &s->u };
+	bool ok = scan_die(&w, s->u.die, FUNCS);
+
+	if (!ok) {
+		free(w.offs);
+		w.offs = NULL;
+		w.nr_offs = 0;
+	}
+	*offs = w.offs;
+	*nr = w.nr_offs;
 	return ok;
+}
+
+bool dwscan_tree(const struct dwscan *s, u64 func, struct dwscan_tree *t)
+{
+	struct scan w = { .s = s, .u = &s->u, .t = t };
+
+	memset(t, 0, sizeof(*t));
+	if (scan_die(&w, func, TREE))
+		return true;
+	dwscan_tree_free(t);
+	return false;
+}
+
+void dwscan_tree_free(struct dwscan_tree *t)
+{
+	free(t->insts);
+	free(t->ranges);
+	memset(t, 0, sizeof(*t));
 }

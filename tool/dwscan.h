@@ -14,10 +14,16 @@
  * as srcline.c's walk does.  srcline.c then reads those few DIEs through
  * libdw.
  *
+ * The same scan reads a function's inlined instances when an address first
+ * hits it: on a kernel, whose functions inline deeply, walking those trees
+ * through libdw was half of symbolizing a profile.  It reads the pc
+ * attributes and range lists of the forms GCC and clang write outside
+ * split DWARF, and leaves any other to libdw.
+ *
  * Every read is bounded by the unit; anything the scan does not know
  * (a form, a sibling pointing backwards, nesting deeper than
- * DWSCAN_MAX_DEPTH) makes it fail, and srcline.c walks the unit through
- * libdw instead, which gives its own verdict.
+ * DWSCAN_MAX_DEPTH) makes it fail, and srcline.c walks the unit or the
+ * function through libdw instead, which gives its own verdict.
  */
 #ifndef CYCREAD_DWSCAN_H
 #define CYCREAD_DWSCAN_H
@@ -38,6 +44,11 @@ struct dwscan_unit {
 	u64 die; /* the unit's DIE */
 	u64 end; /* the next unit */
 	u64 abbrev_off;
+	/* the range list sections, set by the caller; without them libdw reads the lists */
+	const u8 *rnglists; /* .debug_rnglists (DWARF 5) */
+	size_t rnglists_size;
+	const u8 *ranges; /* .debug_ranges (before) */
+	size_t ranges_size;
 	u16 version;
 	u8 addr_size;
 	u8 offset_size;
@@ -47,16 +58,69 @@ struct dwscan_unit {
 /*
  * The unit whose header is at @off of @info (.debug_info; DWARF 2 to 5,
  * 32- or 64-bit) into @u, its abbreviations in @abbrev: the one way to
- * describe a unit to dwscan_funcs().  False when no such header fits
+ * describe a unit to dwscan_new().  False when no such header fits
  * there, or its unit has no DIE.
  */
 bool dwscan_unit_at(struct dwscan_unit *u, const u8 *info, size_t info_size, const u8 *abbrev,
 		    size_t abbrev_size, bool big_endian, u64 off);
 
+struct dwscan;
+
+/* A unit's abbreviations, read once; NULL when they cannot be read. */
+struct dwscan *dwscan_new(const struct dwscan_unit *u);
+void dwscan_free(struct dwscan *s);
+
 /*
- * The offsets (in .debug_info) of @u's subprograms that can have code,
- * into *@offs (malloced, *@nr of them); false when the scan cannot tell.
+ * The offsets (in .debug_info) of the unit's subprograms that can have
+ * code, into *@offs (malloced, *@nr of them); false when the scan cannot
+ * tell.
  */
-bool dwscan_funcs(const struct dwscan_unit *u, u64 **offs, u32 *nr);
+bool dwscan_funcs(const struct dwscan *s, u64 **offs, u32 *nr);
+
+#define DWSCAN_NONE UINT32_MAX
+
+/* Where an inlined instance's code is. */
+enum dwscan_pc {
+	DWSCAN_PC_NONE, /* nowhere: no pc attributes */
+	DWSCAN_PC_RANGES, /* in its ranges, read here */
+	DWSCAN_PC_LIBDW, /* forms or list entries only libdw reads: ask dwarf_ranges() */
+};
+
+/* One range as dwarf_ranges() gives it: empty ones included. */
+struct dwscan_range {
+	u64 start;
+	u64 end;
+};
+
+/* An inlined instance, or a function nested in the one scanned (GNU C). */
+struct dwscan_inst {
+	u64 off; /* the DIE */
+	u32 parent; /* the instance it sits in (an index), or DWSCAN_NONE: the function */
+	u32 depth; /* DIE nesting below the function: its children are 1 */
+	u32 first; /* DWSCAN_PC_RANGES: its ranges in dwscan_tree.ranges */
+	u32 nr;
+	bool nested; /* a nested function: only its offset counts */
+	u8 pc; /* enum dwscan_pc */
+};
+
+struct dwscan_tree {
+	struct dwscan_inst *insts;
+	u32 nr_insts;
+	u32 alloc_insts;
+	struct dwscan_range *ranges;
+	u32 nr_ranges;
+	u32 alloc_ranges;
+};
+
+/*
+ * The inlined instances and nested functions in the function whose DIE is
+ * at @func, in the order of their DIEs (an instance before those inside
+ * it), into @t (zeroed first; dwscan_tree_free() frees it): the scopes
+ * srcline.c's walk through libdw enters, entered alike.  Their ranges from
+ * DW_AT_low_pc and DW_AT_high_pc, or from their range lists.  False when
+ * the scan cannot tell.
+ */
+bool dwscan_tree(const struct dwscan *s, u64 func, struct dwscan_tree *t);
+void dwscan_tree_free(struct dwscan_tree *t);
 
 #endif /* CYCREAD_DWSCAN_H */

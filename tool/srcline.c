@@ -66,6 +66,7 @@ struct unit {
 	Dwarf_Die die;
 	bool loaded;
 	bool ok;
+	bool aranged; /* .debug_aranges lists its code: its own ranges add nothing */
 	bool all_walked; /* every function's tree read (an address outside them all) */
 	struct fn_range *funcs; /* the functions' own ranges, not their inlined instances */
 	u32 nr_funcs;
@@ -80,6 +81,7 @@ struct unit {
 	u32 alloc_trees;
 	const char *comp_dir; /* relative file names are relative to it */
 	struct dwline lines; /* the line table and its files */
+	struct dwscan *scan; /* its abbreviations for dwscan.c; NULL: libdw walks it */
 };
 
 struct unit_range {
@@ -95,6 +97,7 @@ struct unit_range {
 struct dso_dwarf {
 	Dwarf *dw;
 	Dwarf_Aranges *aranges; /* NULL: none, or unreadable */
+	size_t nr_aranges;
 	struct unit *units; /* by offset */
 	u32 nr_units;
 	u32 alloc_units;
@@ -107,12 +110,17 @@ struct dso_dwarf {
 	struct strpool abs_names;
 	u64 bias; /* the dso's addresses minus the DWARF's (a .ko laid out by libdwfl) */
 	bool borrowed; /* dw belongs to libdwfl (dso_use_dwarf) */
+	bool relocated; /* libdwfl relocated it (a .ko): libdw reads it, not dwline.c, dwscan.c */
 	bool have_secs; /* secs looked up */
 	struct dwline_secs secs; /* what line programs read, in dw's Elf */
 	const u8 *info; /* .debug_info and .debug_abbrev, for dwscan.c */
 	size_t info_size;
 	const u8 *abbrev;
 	size_t abbrev_size;
+	const u8 *rnglists; /* and the range lists */
+	size_t rnglists_size;
+	const u8 *debug_ranges;
+	size_t debug_ranges_size;
 	bool broken; /* warned once: symbols only from now on */
 };
 
@@ -238,21 +246,6 @@ static bool unit_die(struct dso_dwarf *dd, struct unit *u)
 	return u->ok;
 }
 
-/* The units' own ranges, for addresses .debug_aranges does not cover. */
-static void read_unit_ranges(struct dso_dwarf *dd)
-{
-	u32 i;
-
-	dd->have_ranges = true;
-	for (i = 0; i < dd->nr_units; i++)
-		if (unit_die(dd, &dd->units[i]))
-			add_unit_ranges(dd, &dd->units[i].die, i);
-	/* units starting at one address (rare): the longer wins */
-	dd->nr_ranges = iv_sort_unique(dd->ranges, dd->nr_ranges, sizeof(*dd->ranges),
-				       unit_range_cmp, NULL);
-	iv_build(&dd->index, dd->ranges, dd->nr_ranges, sizeof(*dd->ranges));
-}
-
 /*
  * The first of @n elements of @size bytes, sorted by the u64 at @key_off,
  * whose key is not below @key; @n when none.
@@ -282,6 +275,40 @@ static u32 unit_at_offset(const struct dso_dwarf *dd, Dwarf_Off off)
 	return lo < dd->nr_units && dd->units[lo].off == off ? lo : IV_NONE;
 }
 
+/* The units .debug_aranges has a set of entries for. */
+static void mark_aranged(struct dso_dwarf *dd)
+{
+	Dwarf_Off off;
+	size_t i;
+	u32 k;
+
+	for (i = 0; i < dd->nr_aranges; i++)
+		if (!dwarf_getarangeinfo(dwarf_onearange(dd->aranges, i), NULL, NULL, &off) &&
+		    (k = unit_at_offset(dd, off)) != IV_NONE)
+			dd->units[k].aranged = true;
+}
+
+/*
+ * The own ranges of the units .debug_aranges says nothing about, for
+ * addresses it does not cover (every unit, when a producer wrote none).
+ * A unit with aranges has them all there: on a kernel, where every unit
+ * has them, reading the 2 759 units' DIEs found nothing more.
+ */
+static void read_unit_ranges(struct dso_dwarf *dd)
+{
+	u32 i;
+
+	dd->have_ranges = true;
+	mark_aranged(dd);
+	for (i = 0; i < dd->nr_units; i++)
+		if (!dd->units[i].aranged && unit_die(dd, &dd->units[i]))
+			add_unit_ranges(dd, &dd->units[i].die, i);
+	/* units starting at one address (rare): the longer wins */
+	dd->nr_ranges = iv_sort_unique(dd->ranges, dd->nr_ranges, sizeof(*dd->ranges),
+				       unit_range_cmp, NULL);
+	iv_build(&dd->index, dd->ranges, dd->nr_ranges, sizeof(*dd->ranges));
+}
+
 /* The unit holding @vaddr: .debug_aranges first, else the units' ranges. */
 static struct unit *find_unit(struct dso_dwarf *dd, u64 vaddr)
 {
@@ -303,13 +330,13 @@ static struct unit *find_unit(struct dso_dwarf *dd, u64 vaddr)
 /* The aranges and unit headers of a freshly opened @dd. */
 static bool dwarf_index(struct dso *d, struct dso_dwarf *dd)
 {
-	size_t nr_aranges;
-
 	if (!read_units(d, dd))
 		return false;
 	/* none, or unreadable: the units' own ranges do */
-	if (dwarf_getaranges(dd->dw, &dd->aranges, &nr_aranges) || !nr_aranges)
+	if (dwarf_getaranges(dd->dw, &dd->aranges, &dd->nr_aranges) || !dd->nr_aranges) {
 		dd->aranges = NULL;
+		dd->nr_aranges = 0;
+	}
 	pr_debug("%s: source lines from %s (%u units)", d->path, d->dwarf_path, dd->nr_units);
 	return true;
 }
@@ -317,12 +344,16 @@ static bool dwarf_index(struct dso *d, struct dso_dwarf *dd)
 void dso_use_dwarf(struct dso *d, Dwarf *dw, u64 bias, const char *path)
 {
 	struct dso_dwarf *dd = xcalloc(1, sizeof(*dd));
+	Elf *elf = dwarf_getelf(dw);
+	GElf_Ehdr ehdr;
 
 	d->dwarf = dd;
 	d->dwarf_path = xstrdup(path);
 	dd->dw = dw;
 	dd->bias = bias;
 	dd->borrowed = true;
+	/* a vmlinux is read as it is in the file, a .ko with libdwfl's relocations applied */
+	dd->relocated = !elf || !gelf_getehdr(elf, &ehdr) || ehdr.e_type == ET_REL;
 	dwarf_index(d, dd);
 }
 
@@ -420,11 +451,10 @@ static bool add_ranges(struct fn_range **v, u32 *nr, u32 *alloc, Dwarf_Die *die,
 	return any;
 }
 
-static u32 new_node(struct unit *u, Dwarf_Die *die, u32 parent)
+static u32 new_node(struct unit *u, Dwarf_Off off, u32 parent)
 {
 	VEC_GROW(u->nodes, u->nr_nodes, u->alloc_nodes);
-	u->nodes[u->nr_nodes] =
-		(struct fn_node){ .parent = parent, .tree = IV_NONE, .off = dwarf_dieoffset(die) };
+	u->nodes[u->nr_nodes] = (struct fn_node){ .parent = parent, .tree = IV_NONE, .off = off };
 	return u->nr_nodes++;
 }
 
@@ -432,7 +462,7 @@ static u32 new_node(struct unit *u, Dwarf_Die *die, u32 parent)
 static void add_func(struct unit *u, Dwarf_Die *die)
 {
 	if (add_ranges(&u->funcs, &u->nr_funcs, &u->alloc_funcs, die, u->nr_nodes, 0))
-		new_node(u, die, IV_NONE);
+		new_node(u, dwarf_dieoffset(die), IV_NONE);
 }
 
 /*
@@ -489,7 +519,7 @@ static bool walk(struct unit *u, struct fn_tree *t, Dwarf_Die *scope, u32 parent
 		if (t && tag == DW_TAG_inlined_subroutine &&
 		    add_ranges(&t->ranges, &t->nr_ranges, &t->alloc_ranges, &child, u->nr_nodes,
 			       depth))
-			node = new_node(u, &child, parent);
+			node = new_node(u, dwarf_dieoffset(&child), parent);
 		if ((t ? may_contain_code(tag) : holds_funcs(tag)) && dwarf_haschildren(&child) &&
 		    !walk(u, t, &child, node, depth + 1))
 			return false;
@@ -524,6 +554,8 @@ static void find_secs(struct dso_dwarf *dd)
 	s->line_str = elf_section_bytes(elf, ".debug_line_str", false, &s->line_str_size);
 	dd->info = elf_section_bytes(elf, ".debug_info", false, &dd->info_size);
 	dd->abbrev = elf_section_bytes(elf, ".debug_abbrev", false, &dd->abbrev_size);
+	dd->rnglists = elf_section_bytes(elf, ".debug_rnglists", false, &dd->rnglists_size);
+	dd->debug_ranges = elf_section_bytes(elf, ".debug_ranges", false, &dd->debug_ranges_size);
 }
 
 /*
@@ -606,12 +638,12 @@ static bool lines_sane(struct dso_dwarf *dd, struct unit *u)
 	bool inside = false;
 	size_t i;
 
-	if (!dd->borrowed && !own_lines(dd, u)) {
+	if (!dd->relocated && !own_lines(dd, u)) {
 		/* what dwline.c refuses (forms it does not know, say), libdw may read */
 		dwline_free(&u->lines);
 		if (!libdw_lines(u))
 			return false;
-	} else if (dd->borrowed && !libdw_lines(u)) {
+	} else if (dd->relocated && !libdw_lines(u)) {
 		return false;
 	}
 	if (t->nr_dirs && t->dirs[0] && t->dirs[0][0] == '/')
@@ -638,15 +670,21 @@ static bool unit_funcs(struct dso_dwarf *dd, struct unit *u)
 	u64 *offs = NULL;
 	u32 nr, i;
 
-	if (dd->borrowed)
+	if (dd->relocated)
 		return walk(u, NULL, &u->die, IV_NONE, 0);
 	if (!dd->have_secs)
 		find_secs(dd);
 	/* the scan reads the header itself: where libdw reads it otherwise, libdw's walk decides */
 	if (dwscan_unit_at(&su, dd->info, dd->info_size, dd->abbrev, dd->abbrev_size,
 			   dd->secs.big_endian, u->hdr) &&
-	    su.die == u->off && su.end == u->next && dwscan_funcs(&su, &offs, &nr) &&
-	    nr < MAX_UNIT_NODES) {
+	    su.die == u->off && su.end == u->next) {
+		su.rnglists = dd->rnglists;
+		su.rnglists_size = dd->rnglists_size;
+		su.ranges = dd->debug_ranges;
+		su.ranges_size = dd->debug_ranges_size;
+		u->scan = dwscan_new(&su);
+	}
+	if (u->scan && dwscan_funcs(u->scan, &offs, &nr) && nr < MAX_UNIT_NODES) {
 		for (i = 0; i < nr; i++) {
 			Dwarf_Die die;
 
@@ -659,10 +697,12 @@ static bool unit_funcs(struct dso_dwarf *dd, struct unit *u)
 			free(offs);
 			return true;
 		}
-		u->nr_funcs = 0; /* libdw disagrees: its walk decides */
+		u->nr_funcs = 0; /* libdw disagrees: its walk decides, here and in the trees */
 		u->nr_nodes = 0;
 	}
 	free(offs);
+	dwscan_free(u->scan);
+	u->scan = NULL;
 	return walk(u, NULL, &u->die, IV_NONE, 0);
 }
 
@@ -684,6 +724,84 @@ static bool load_unit(struct dso *d, struct dso_dwarf *dd, struct unit *u)
 	return true;
 }
 
+/*
+ * One instance the scan found, added as walk() adds it: a nested function
+ * to the unit's functions, an inlined instance with code to @t as a node
+ * inside @parent.  Its node, or @parent when it makes none; IV_NONE when
+ * libdw cannot read the DIE.
+ */
+static u32 add_inst(struct dso_dwarf *dd, struct unit *u, struct fn_tree *t,
+		    const struct dwscan_tree *st, const struct dwscan_inst *in, u32 parent)
+{
+	bool any = false;
+	Dwarf_Die die;
+	u32 i;
+
+	if (!in->nested && in->pc == DWSCAN_PC_NONE)
+		return parent;
+	if (!in->nested && in->pc == DWSCAN_PC_RANGES) {
+		for (i = 0; i < in->nr; i++) {
+			const struct dwscan_range *r = &st->ranges[in->first + i];
+
+			if (r->end <= r->start)
+				continue;
+			VEC_GROW(t->ranges, t->nr_ranges, t->alloc_ranges);
+			t->ranges[t->nr_ranges++] = (struct fn_range){ .start = r->start,
+								       .end = r->end,
+								       .node = u->nr_nodes,
+								       .depth = in->depth };
+			any = true;
+		}
+		return any ? new_node(u, in->off, parent) : parent;
+	}
+	if (!dwarf_offdie(dd->dw, in->off, &die))
+		return IV_NONE;
+	if (in->nested) {
+		add_func(u, &die);
+		return parent;
+	}
+	if (add_ranges(&t->ranges, &t->nr_ranges, &t->alloc_ranges, &die, u->nr_nodes, in->depth))
+		return new_node(u, in->off, parent);
+	return parent;
+}
+
+/*
+ * Function @node's tree through dwscan.c: the instances it found, each
+ * inside the node its enclosing instance made (or that one's parent, when
+ * it made none).  False, with nothing added, when the scan cannot tell.
+ */
+static bool scan_tree(struct dso_dwarf *dd, struct unit *u, struct fn_tree *t, u32 node)
+{
+	u32 nr_funcs = u->nr_funcs, nr_nodes = u->nr_nodes, i;
+	struct dwscan_tree st;
+	u32 *made = NULL;
+	bool ok = false;
+
+	if (!u->scan || !dwscan_tree(u->scan, u->nodes[node].off, &st))
+		return false;
+	if (u->nr_nodes + (u64)st.nr_insts >= MAX_UNIT_NODES)
+		goto out;
+	made = xcalloc(st.nr_insts ? st.nr_insts : 1, sizeof(*made));
+	for (i = 0; i < st.nr_insts; i++) {
+		const struct dwscan_inst *in = &st.insts[i];
+
+		made[i] = add_inst(dd, u, t, &st, in,
+				   in->parent == DWSCAN_NONE ? node : made[in->parent]);
+		if (made[i] == IV_NONE)
+			goto out;
+	}
+	ok = true;
+out:
+	if (!ok) {
+		u->nr_funcs = nr_funcs;
+		u->nr_nodes = nr_nodes;
+		t->nr_ranges = 0;
+	}
+	free(made);
+	dwscan_tree_free(&st);
+	return ok;
+}
+
 /* Function @node's inlined instances, read on first use; NULL when corrupt. */
 static struct fn_tree *func_tree(struct dso *d, struct dso_dwarf *dd, struct unit *u, u32 node)
 {
@@ -698,7 +816,8 @@ static struct fn_tree *func_tree(struct dso *d, struct dso_dwarf *dd, struct uni
 	t = &u->trees[ti];
 	memset(t, 0, sizeof(*t));
 	u->nodes[node].tree = ti;
-	if (!dwarf_offdie(dd->dw, u->nodes[node].off, &die) || !walk(u, t, &die, node, 1)) {
+	if (!scan_tree(dd, u, t, node) &&
+	    (!dwarf_offdie(dd->dw, u->nodes[node].off, &die) || !walk(u, t, &die, node, 1))) {
 		dwarf_broken(d, dd, "corrupt function entries in .debug_info");
 		return NULL;
 	}
@@ -791,6 +910,60 @@ static const char *unit_file(struct dso_dwarf *dd, struct unit *u, u32 idx)
 	return abs_file(dd, u, dwline_file(&u->lines, idx));
 }
 
+/* The unit whose aranges begin first above @vaddr, below @end; NULL when none. */
+static struct unit *unit_after(struct dso_dwarf *dd, u64 vaddr, u64 end)
+{
+	size_t lo = 0, hi = dd->nr_aranges;
+	Dwarf_Addr start;
+	Dwarf_Off off;
+	u32 i;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (dwarf_getarangeinfo(dwarf_onearange(dd->aranges, mid), &start, NULL, &off))
+			return NULL;
+		if (start <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == dd->nr_aranges ||
+	    dwarf_getarangeinfo(dwarf_onearange(dd->aranges, lo), &start, NULL, &off) ||
+	    start >= end)
+		return NULL;
+	i = unit_at_offset(dd, off);
+	return i != IV_NONE && unit_die(dd, &dd->units[i]) ? &dd->units[i] : NULL;
+}
+
+/*
+ * An address in no unit may be at a function's entry: a kernel built for
+ * ftrace (-fpatchable-function-entry) has NOPs at each function's symbol
+ * that its DIE and its unit's aranges start after, though the unit's line
+ * table covers them (arm64: 9 of a profile's 5 163 kernel addresses, where
+ * addr2line names the line).  The unit is the one the symbol's code
+ * continues into; the line, that unit's; the function is the symbol's.
+ */
+static u32 entry_frame(struct dso *d, struct dso_dwarf *dd, u64 vaddr, struct src_frame *out)
+{
+	const struct dso_sym *s = dd->aranges ? dso_find(d, vaddr + dd->bias) : NULL;
+	const struct dwline_row *line;
+	struct unit *u;
+
+	if (!s || s->end - dd->bias <= vaddr)
+		return 0;
+	u = unit_after(dd, vaddr, s->end - dd->bias);
+	if (!u || !load_unit(d, dd, u))
+		return 0;
+	line = dwline_find(&u->lines, vaddr);
+	if (!line)
+		return 0;
+	out[0].file = abs_file(dd, u, dwline_file(&u->lines, line->file));
+	out[0].line = line->line;
+	out[0].func = NULL;
+	return 1;
+}
+
 static u32 dwarf_frames(struct dso *d, u64 vaddr, struct src_frame *out, u32 max)
 {
 	struct dso_dwarf *dd = dso_dwarf(d);
@@ -803,7 +976,9 @@ static u32 dwarf_frames(struct dso *d, u64 vaddr, struct src_frame *out, u32 max
 		return 0;
 	vaddr -= dd->bias;
 	u = find_unit(dd, vaddr);
-	if (!u || !load_unit(d, dd, u))
+	if (!u)
+		return entry_frame(d, dd, vaddr, out);
+	if (!load_unit(d, dd, u))
 		return 0;
 	line = dwline_find(&u->lines, vaddr);
 	out[0].file = line ? abs_file(dd, u, dwline_file(&u->lines, line->file)) : NULL;
@@ -906,6 +1081,7 @@ void dso_src_free(struct dso *d)
 			free(u->funcs);
 			free(u->nodes);
 			dwline_free(&u->lines);
+			dwscan_free(u->scan);
 			iv_free(&u->index);
 		}
 		free(dd->units);

@@ -50,7 +50,7 @@ u32 dso_src_frames(struct dso *d, u64 vaddr, struct src_frame *out, u32 max);
 
 /*
  * Read @d's source frames from @dw, which another library owns and ends
- * after dso_free(@d) (libdwfl's relocated DWARF of a .ko); @d's addresses
+ * after dso_free(@d) (libdwfl's DWARF of a .ko, relocated, or of a vmlinux); @d's addresses
  * are @dw's plus @bias.  @path names the file in warnings.
  */
 void dso_use_dwarf(struct dso *d, Dwarf *dw, u64 bias, const char *path);

@@ -6,9 +6,10 @@
  * file name and a spread of addresses looked up, as srcline.c does.  Then
  * as a .debug_info and a .debug_abbrev (its first 3 bytes, little endian,
  * the size of the first): each unit header in turn read by
- * dwscan_unit_at() and its functions scanned.  The ELF fuzzer reaches
- * these readers only through a whole ELF image and libdw's unit headers;
- * this one mutates their input directly.
+ * dwscan_unit_at(), its functions scanned, then each function's inlined
+ * instances.  The ELF fuzzer reaches these readers only through a whole
+ * ELF image and libdw's unit headers; this one mutates their input
+ * directly.
  */
 #include <stdlib.h>
 
@@ -51,10 +52,34 @@ static void fuzz_lines(const unsigned char *data, size_t size)
 	}
 }
 
+/* The tree of each function the unit scan found: instances inside the unit, in order. */
+static void fuzz_trees(const struct dwscan *s, const struct dwscan_unit *u, const u64 *funcs,
+		       u32 nr_funcs)
+{
+	struct dwscan_tree t;
+	u32 f, i;
+
+	for (f = 0; f < nr_funcs; f++) {
+		if (!dwscan_tree(s, funcs[f], &t))
+			continue;
+		for (i = 0; i < t.nr_insts; i++) {
+			const struct dwscan_inst *in = &t.insts[i];
+
+			if (in->off <= funcs[f] || in->off >= u->end ||
+			    (in->parent != DWSCAN_NONE && in->parent >= i) || !in->depth ||
+			    (in->pc == DWSCAN_PC_RANGES &&
+			     (in->first > t.nr_ranges || in->nr > t.nr_ranges - in->first)))
+				__builtin_trap(); /* inside the function, after its parent */
+		}
+		dwscan_tree_free(&t);
+	}
+}
+
 static void fuzz_scan(const unsigned char *data, size_t size)
 {
 	const unsigned char *info = data + 3;
 	struct dwscan_unit u;
+	struct dwscan *s;
 	size_t info_size;
 	u64 off = 0, *offs;
 	u32 units, nr, i;
@@ -68,12 +93,15 @@ static void fuzz_scan(const unsigned char *data, size_t size)
 			break;
 		if (u.start != off || u.die <= u.start || u.end <= u.die || u.end > info_size)
 			__builtin_trap(); /* a unit in order inside the section, or none */
-		if (dwscan_funcs(&u, &offs, &nr)) {
+		s = dwscan_new(&u);
+		if (s && dwscan_funcs(s, &offs, &nr)) {
 			for (i = 0; i < nr; i++)
 				if (offs[i] <= u.die || offs[i] >= u.end)
 					__builtin_trap(); /* a function inside its unit */
+			fuzz_trees(s, &u, offs, nr);
 			free(offs);
 		}
+		dwscan_free(s);
 		off = u.end;
 	}
 }

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * test_dwline - cycread's own DWARF readers.  dwscan: on the same files,
- * every unit's functions with code found at the DIEs libdw's walk finds;
+ * every unit's functions with code found at the DIEs libdw's walk finds,
+ * and in every function the inlined instances and nested functions it
+ * finds, with the ranges dwarf_ranges() gives (range lists cut and
+ * corrupted too);
  * every cut of a unit and many corruptions of it scanned or refused
  * without reading out of bounds; hand-made units whose DW_FORM_ref8
  * siblings wrap or leave the unit refused.  dwline, the .debug_line decoder: on
@@ -31,6 +34,12 @@
 struct cmp_stats {
 	u32 units;
 	u32 scan_differ;
+	u32 tree_differ;
+	u64 insts;
+	u64 lists; /* instances in several ranges (DW_AT_ranges) */
+	u64 nested;
+	u64 to_libdw; /* left to libdw by the scan */
+	bool lists_hostile; /* done for a unit with range lists */
 	u32 header_differ;
 	u64 funcs;
 	u64 rows;
@@ -129,22 +138,201 @@ static void ref_funcs(Dwarf_Die *scope, u64 **offs, u32 *nr, u32 *alloc)
 	} while (!dwarf_siblingof(&c, &c));
 }
 
-static bool compare_scan(Dwarf_Die *cu, const struct dwscan_unit *su, struct cmp_stats *st)
+/* One inlined instance or nested function of a function's tree, and its ranges. */
+struct tree_inst {
+	u64 off;
+	u64 parent; /* the instance's DIE it sits in, or the function's */
+	u32 depth;
+	bool nested;
+	u32 nr_ranges;
+	u64 ranges[4][2]; /* the first ones */
+};
+
+struct tree {
+	struct tree_inst *v;
+	u32 nr;
+	u32 alloc;
+};
+
+/* @die's ranges as dwarf_ranges() gives them, empty ones included. */
+static void die_ranges(Dwarf_Die *die, struct tree_inst *in)
 {
+	Dwarf_Addr base, start, end;
+	ptrdiff_t off = 0;
+
+	while ((off = dwarf_ranges(die, off, &base, &start, &end)) > 0) {
+		if (in->nr_ranges < ARRAY_SIZE(in->ranges)) {
+			in->ranges[in->nr_ranges][0] = start;
+			in->ranges[in->nr_ranges][1] = end;
+		}
+		in->nr_ranges++;
+	}
+}
+
+/* What srcline.c's walk through libdw finds in a function's tree. */
+static void ref_tree(Dwarf_Die *scope, u64 parent, u32 depth, struct tree *t)
+{
+	Dwarf_Die c;
+
+	if (dwarf_child(scope, &c))
+		return;
+	do {
+		int tag = dwarf_tag(&c);
+		u64 inner = parent;
+
+		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) {
+			struct tree_inst in = { .off = dwarf_dieoffset(&c),
+						.parent = parent,
+						.depth = depth,
+						.nested = tag == DW_TAG_subprogram };
+
+			if (in.nested && !dwarf_hasattr(&c, DW_AT_low_pc) &&
+			    !dwarf_hasattr(&c, DW_AT_ranges))
+				continue;
+			if (!in.nested)
+				die_ranges(&c, &in);
+			VEC_GROW(t->v, t->nr, t->alloc);
+			t->v[t->nr++] = in;
+			if (in.nested)
+				continue;
+			inner = in.off;
+		}
+		switch (tag) {
+		case DW_TAG_inlined_subroutine:
+		case DW_TAG_lexical_block:
+		case DW_TAG_try_block:
+		case DW_TAG_catch_block:
+		case DW_TAG_namespace:
+		case DW_TAG_module:
+		case DW_TAG_class_type:
+		case DW_TAG_structure_type:
+		case DW_TAG_union_type:
+			if (dwarf_haschildren(&c))
+				ref_tree(&c, inner, depth + 1, t);
+			break;
+		default:
+			break;
+		}
+	} while (!dwarf_siblingof(&c, &c));
+}
+
+/* dwscan_tree()'s findings in @t's form: ranges it read, or libdw's where it left them. */
+static bool scan_tree(Dwarf *dw, const struct dwscan *s, u64 func, struct tree *t,
+		      struct cmp_stats *st)
+{
+	struct dwscan_tree v;
+	u32 i, k;
+
+	if (!dwscan_tree(s, func, &v))
+		return false;
+	for (i = 0; i < v.nr_insts; i++) {
+		const struct dwscan_inst *si = &v.insts[i];
+		struct tree_inst in = { .off = si->off,
+					.parent = si->parent == DWSCAN_NONE
+							  ? func
+							  : v.insts[si->parent].off,
+					.depth = si->depth,
+					.nested = si->nested };
+		Dwarf_Die die;
+
+		if (si->pc == DWSCAN_PC_RANGES) {
+			in.nr_ranges = si->nr;
+			for (k = 0; k < si->nr && k < ARRAY_SIZE(in.ranges); k++) {
+				in.ranges[k][0] = v.ranges[si->first + k].start;
+				in.ranges[k][1] = v.ranges[si->first + k].end;
+			}
+		} else if (si->pc == DWSCAN_PC_LIBDW && dwarf_offdie(dw, si->off, &die)) {
+			die_ranges(&die, &in);
+			st->to_libdw++;
+		}
+		VEC_GROW(t->v, t->nr, t->alloc);
+		t->v[t->nr++] = in;
+	}
+	dwscan_tree_free(&v);
+	return true;
+}
+
+static bool inst_same(const struct tree_inst *a, const struct tree_inst *b)
+{
+	u32 i;
+
+	if (a->off != b->off || a->parent != b->parent || a->depth != b->depth ||
+	    a->nested != b->nested || a->nr_ranges != b->nr_ranges)
+		return false;
+	for (i = 0; i < a->nr_ranges && i < ARRAY_SIZE(a->ranges); i++)
+		if (a->ranges[i][0] != b->ranges[i][0] || a->ranges[i][1] != b->ranges[i][1])
+			return false;
+	return true;
+}
+
+/* Every function's tree, as the scan finds it and as libdw's walk does. */
+static bool compare_trees(Dwarf *dw, const struct dwscan *s, const u64 *funcs, u32 nr,
+			  struct cmp_stats *st)
+{
+	u32 i, k;
+
+	for (i = 0; i < nr; i++) {
+		struct tree ours = { 0 }, ref = { 0 };
+		Dwarf_Die die;
+		bool same;
+
+		if (!dwarf_offdie(dw, funcs[i], &die))
+			return false;
+		ref_tree(&die, funcs[i], 1, &ref);
+		same = scan_tree(dw, s, funcs[i], &ours, st) && ours.nr == ref.nr;
+		for (k = 0; same && k < ref.nr; k++) {
+			same = inst_same(&ours.v[k], &ref.v[k]);
+			st->lists += ref.v[k].nr_ranges > 1;
+			st->nested += ref.v[k].nested;
+		}
+		if (!same)
+			printf("#   function at 0x%llx: %u instances scanned, libdw %u\n",
+			       (unsigned long long)funcs[i], ours.nr, ref.nr);
+		st->insts += ref.nr;
+		free(ours.v);
+		free(ref.v);
+		if (!same)
+			return false;
+	}
+	return true;
+}
+
+static bool compare_scan(Dwarf *dw, Dwarf_Die *cu, const struct dwscan_unit *su,
+			 struct cmp_stats *st)
+{
+	struct dwscan *s = dwscan_new(su);
 	u64 *ours = NULL, *ref = NULL;
 	u32 nr = 0, nr_ref = 0, alloc = 0;
 	bool same;
 
 	ref_funcs(cu, &ref, &nr_ref, &alloc);
-	same = dwscan_funcs(su, &ours, &nr) && nr == nr_ref &&
+	same = s && dwscan_funcs(s, &ours, &nr) && nr == nr_ref &&
 	       (!nr || !memcmp(ours, ref, nr * sizeof(*ours)));
 	if (!same)
 		printf("#   unit at 0x%llx: %u functions scanned, libdw %u\n",
 		       (unsigned long long)su->die, nr, nr_ref);
+	else if (!compare_trees(dw, s, ref, nr_ref, st))
+		st->tree_differ++;
 	st->funcs += nr_ref;
+	dwscan_free(s);
 	free(ours);
 	free(ref);
 	return same;
+}
+
+/* The scans of a hostile copy: refused or done, within its bytes. */
+static void scan_all(const struct dwscan_unit *h, u64 func)
+{
+	struct dwscan *s = dwscan_new(h);
+	struct dwscan_tree t;
+	u64 *offs;
+	u32 nr;
+
+	if (s && dwscan_funcs(s, &offs, &nr))
+		free(offs);
+	if (s && dwscan_tree(s, func, &t))
+		dwscan_tree_free(&t);
+	dwscan_free(s);
 }
 
 /*
@@ -157,9 +345,15 @@ static bool scan_hostile(const struct dwscan_unit *su)
 	size_t len = su->end - su->start, i, k, step = len / 512 + 1;
 	u8 *copy = xmalloc(len);
 	struct dwscan_unit h = *su;
-	u64 *offs;
-	u32 nr;
+	struct dwscan *s = dwscan_new(su);
+	u64 *offs = NULL, func = 0;
+	u32 nr = 0;
 
+	/* the unit's first function, for the tree scans */
+	if (s && dwscan_funcs(s, &offs, &nr) && nr)
+		func = offs[0] - su->start;
+	free(offs);
+	dwscan_free(s);
 	h.info = copy;
 	h.info_size = len;
 	h.die = su->die - su->start;
@@ -167,29 +361,79 @@ static bool scan_hostile(const struct dwscan_unit *su)
 	for (i = h.die; i <= len; i += step) {
 		memcpy(copy, su->info + su->start, len);
 		h.end = i;
-		if (dwscan_funcs(&h, &offs, &nr))
-			free(offs);
+		scan_all(&h, func);
 	}
 	h.end = len;
 	for (i = h.die; i < len; i += step)
 		for (k = 0; k < ARRAY_SIZE(vals); k++) {
 			memcpy(copy, su->info + su->start, len);
 			copy[i] = vals[k];
-			if (dwscan_funcs(&h, &offs, &nr))
-				free(offs);
+			scan_all(&h, func);
 		}
 	free(copy);
 	return true;
 }
 
-/* Every unit of @bin: the decoder's table against libdw's. */
-static void compare_libdw(const char *bin, const char *what)
+/* Every function's tree in @h's unit, scanned or refused. */
+static void trees_all(const struct dwscan_unit *h)
+{
+	struct dwscan *s = dwscan_new(h);
+	struct dwscan_tree t;
+	u64 *offs = NULL;
+	u32 nr = 0, i;
+
+	if (s && dwscan_funcs(s, &offs, &nr))
+		for (i = 0; i < nr; i++)
+			if (dwscan_tree(s, offs[i], &t))
+				dwscan_tree_free(&t);
+	free(offs);
+	dwscan_free(s);
+}
+
+/*
+ * @su's range lists (.debug_rnglists, or .debug_ranges before DWARF 5) cut
+ * at every byte and with bytes replaced: its functions' trees scanned or
+ * refused, never read beyond the lists (a heap copy: ASan sees).
+ */
+static void lists_hostile(const struct dwscan_unit *su)
+{
+	static const u8 vals[] = { 0x00, 0x01, 0x04, 0x07, 0x80, 0xff };
+	bool v5 = su->version >= 5;
+	size_t len = v5 ? su->rnglists_size : su->ranges_size, i, k, step = len / 256 + 1;
+	const u8 *sec = v5 ? su->rnglists : su->ranges;
+	struct dwscan_unit h = *su;
+	u8 *copy = xmalloc(len + 1);
+	const u8 **p = v5 ? &h.rnglists : &h.ranges;
+	size_t *n = v5 ? &h.rnglists_size : &h.ranges_size;
+
+	*p = copy;
+	for (i = 0; i <= len; i += step) {
+		memcpy(copy, sec, len);
+		*n = i;
+		trees_all(&h);
+	}
+	*n = len;
+	for (i = 0; i < len; i += step)
+		for (k = 0; k < ARRAY_SIZE(vals); k++) {
+			memcpy(copy, sec, len);
+			copy[i] = vals[k];
+			trees_all(&h);
+		}
+	free(copy);
+}
+
+/*
+ * Every unit of @bin: the decoder's table against libdw's, the scans
+ * against libdw's walks.  @indexed: clang's DWARF 5, whose addresses go
+ * through .debug_addr, which the tree scan leaves to libdw.
+ */
+static void compare_libdw(const char *bin, const char *what, bool indexed)
 {
 	struct cmp_stats st = { 0 };
 	struct dwline_secs s = { 0 };
 	Dwarf_Off off = 0, next, abbrev_off;
-	const u8 *info, *abbrev;
-	size_t hsize, info_size = 0, abbrev_size = 0;
+	const u8 *info, *abbrev, *rnglists, *ranges;
+	size_t hsize, info_size = 0, abbrev_size = 0, rnglists_size, ranges_size;
 	Dwarf_Half version;
 	u8 asize, osize;
 	Dwarf *dw;
@@ -209,6 +453,8 @@ static void compare_libdw(const char *bin, const char *what)
 	s.line_str = section(elf, ".debug_line_str", &s.line_str_size);
 	info = section(elf, ".debug_info", &info_size);
 	abbrev = section(elf, ".debug_abbrev", &abbrev_size);
+	rnglists = section(elf, ".debug_rnglists", &rnglists_size);
+	ranges = section(elf, ".debug_ranges", &ranges_size);
 	while (!dwarf_next_unit(dw, off, &next, &hsize, &version, &abbrev_off, &asize, &osize, NULL,
 				NULL)) {
 		struct dwscan_unit su;
@@ -221,11 +467,19 @@ static void compare_libdw(const char *bin, const char *what)
 			       (unsigned long long)off);
 			st.header_differ++;
 		} else if (dwarf_offdie(dw, off + hsize, &cu)) {
+			su.rnglists = rnglists;
+			su.rnglists_size = rnglists_size;
+			su.ranges = ranges;
+			su.ranges_size = ranges_size;
 			st.units++;
 			st.differ += !compare_unit(&cu, &s, &st);
-			st.scan_differ += !compare_scan(&cu, &su, &st);
+			st.scan_differ += !compare_scan(dw, &cu, &su, &st);
 			if (st.units == 1)
 				scan_hostile(&su);
+			if (st.lists && !st.lists_hostile) {
+				lists_hostile(&su); /* the first unit with range lists */
+				st.lists_hostile = true;
+			}
 		}
 		off = next;
 	}
@@ -236,6 +490,12 @@ static void compare_libdw(const char *bin, const char *what)
 	   "%s: the scan finds the %llu functions libdw's walk finds, %u units differ, %u "
 	   "headers read otherwise",
 	   what, (unsigned long long)st.funcs, st.scan_differ, st.header_differ);
+	ok(st.units && st.insts && !st.tree_differ && (indexed || !st.to_libdw),
+	   "%s: the scan finds the %llu inlined instances (%llu in several ranges) and %llu "
+	   "nested functions libdw's walk finds, with their ranges, %u units differ, %llu "
+	   "left to libdw",
+	   what, (unsigned long long)(st.insts - st.nested), (unsigned long long)st.lists,
+	   (unsigned long long)st.nested, st.tree_differ, (unsigned long long)st.to_libdw);
 	dwarf_end(dw);
 out:
 	if (elf)
@@ -259,6 +519,8 @@ static void test_fixtures(void)
 		{ "gcc -O2 -g -I%s/fixtures %s/fixtures/fx_inline.c -o dl_z && "
 		  "objcopy --compress-debug-sections=zlib dl_z",
 		  "dl_z", "C, compressed debug sections" },
+		{ "gcc -O2 -g %s/fixtures/fx_nested.c -o dl_nested", "dl_nested",
+		  "C, a nested function (GNU C)" },
 	};
 	u32 i;
 
@@ -266,7 +528,7 @@ static void test_fixtures(void)
 		char *bin = fx_path(fx[i].bin);
 
 		ok(!fx_sh(fx[i].cmd, TEST_SRCDIR, TEST_SRCDIR), "build %s", fx[i].what);
-		compare_libdw(bin, fx[i].what);
+		compare_libdw(bin, fx[i].what, false);
 		free(bin);
 	}
 	/* clang's DWARF 5 rows in file 0, the primary file, as libdw names it */
@@ -275,13 +537,13 @@ static void test_fixtures(void)
 
 		ok(!fx_sh("clang++ -O2 -gdwarf-5 %s/fixtures/fx_cxx.cc -o dl_clang5", TEST_SRCDIR),
 		   "build C++ with clang++ -gdwarf-5");
-		compare_libdw(bin, "C++, clang, DWARF 5");
+		compare_libdw(bin, "C++, clang, DWARF 5", true);
 		free(bin);
 	} else {
 		tap_skip("clang++ missing: its DWARF 5 line tables untested");
 	}
 	/* many units, and the sequences of .text.startup and .text.unlikely */
-	compare_libdw("/proc/self/exe", "this test program");
+	compare_libdw("/proc/self/exe", "this test program", false);
 }
 
 /* ---- hand-made line programs --------------------------------------------- */
@@ -812,13 +1074,16 @@ static struct dwscan_unit scan_unit(struct prog *info, const struct prog *abbrev
 static bool scan_copy(struct dwscan_unit u)
 {
 	u8 *copy = xmalloc(u.info_size);
+	struct dwscan *s;
 	u64 *offs = NULL;
 	u32 nr;
 	bool ok;
 
 	memcpy(copy, u.info, u.info_size);
 	u.info = copy;
-	ok = dwscan_funcs(&u, &offs, &nr);
+	s = dwscan_new(&u);
+	ok = s && dwscan_funcs(s, &offs, &nr);
+	dwscan_free(s);
 	free(offs);
 	free(copy);
 	return ok;

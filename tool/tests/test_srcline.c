@@ -2,9 +2,10 @@
 /*
  * test_srcline - source lines and inline frames against binutils: fixtures
  * built now (C inline functions across a header, C++ templates in nested
- * namespaces inlined into a member function, with -O2 -g), every address of
- * every function resolved through the resolver and compared with what
- * "addr2line -a -f -i -C" prints for it; the inline frames in the reports
+ * namespaces inlined into a member function, a GNU C nested function, with
+ * -O2 -g), every address of every function resolved through the resolver
+ * and compared with what "addr2line -a -f -i -C" prints for it; a function
+ * whose symbol starts before its DWARF; the inline frames in the reports
  * (folded, raw, --sort srcline, --no-inline); a capture that reports lines
  * and inline frames with the binary gone; corrupt .debug_info and
  * .debug_line: one warning, symbols kept, no crash.
@@ -140,8 +141,12 @@ struct lt_stats {
 	u32 differ;
 };
 
-/* Every address of every sized function of @bin, ours against addr2line's. */
-static struct lt_stats compare_addr2line(const char *bin, const char *what)
+/*
+ * Every address of every sized function of @bin, ours against addr2line's,
+ * whose lines the sed program @sym turns into the symbol names cycread
+ * shows, as perf does, where they differ from DWARF's (NULL: none).
+ */
+static struct lt_stats compare_addr2line(const char *bin, const char *what, const char *sym)
 {
 	struct sbuf ours = { 0 }, list = { 0 };
 	struct lt_stats st = { 0 };
@@ -189,8 +194,8 @@ static struct lt_stats compare_addr2line(const char *bin, const char *what)
 		fclose(f);
 	}
 	/* discriminators tell basic blocks of one line apart; reports show lines */
-	theirs = fx_out("addr2line -a -f -i -C -e %s < %s | sed 's/ (discriminator [0-9]*)//'", bin,
-			addrs);
+	theirs = fx_out("addr2line -a -f -i -C -e %s < %s | sed 's/ (discriminator [0-9]*)//; %s'",
+			bin, addrs, sym ? sym : "");
 	st.differ = blocks_differ(ours.buf, theirs, what);
 	ok(st.addrs > 50 && !st.differ,
 	   "%s: %u addresses (%u with inline frames, chains up to %u deep), %u differ from "
@@ -218,6 +223,8 @@ static void build_fixtures(void)
 	ok(!fx_sh("gcc -O2 -gdwarf-4 -I%s/fixtures %s/fixtures/fx_inline.c -o fx_inline_d4",
 		  TEST_SRCDIR, TEST_SRCDIR),
 	   "build it with DWARF 4");
+	ok(!fx_sh("gcc -O2 -g %s/fixtures/fx_nested.c -o fx_nested", TEST_SRCDIR),
+	   "build the fixture with a nested function (GNU C)");
 }
 
 /*
@@ -238,7 +245,7 @@ static void test_clang_dwarf5(void)
 	ok(!fx_sh("clang -O2 -gdwarf-5 -I%s/fixtures %s/fixtures/fx_inline.c -o fx_inline_clang5",
 		  TEST_SRCDIR, TEST_SRCDIR),
 	   "build the C fixture with clang -O2 -gdwarf-5");
-	st = compare_addr2line(bin, "clang, DWARF 5, call sites in file 0");
+	st = compare_addr2line(bin, "clang, DWARF 5, call sites in file 0", NULL);
 	ok(st.with_inline > 10 && st.deepest >= 3,
 	   "clang: inline chains three deep, their call sites in the primary file");
 	free(bin);
@@ -250,17 +257,22 @@ static void test_against_addr2line(void)
 	char *bin = fx_path("fx_inline"), *cbin = fx_path("fx_cxx2");
 	char *rel = fx_path("fx_inline_rel"), *d4 = fx_path("fx_inline_d4");
 
-	compare_addr2line(rel, "C inlines, relative file names");
-	compare_addr2line(d4, "C inlines, DWARF 4");
+	compare_addr2line(rel, "C inlines, relative file names", NULL);
+	compare_addr2line(d4, "C inlines, DWARF 4", NULL);
 	free(rel);
 	free(d4);
-	c = compare_addr2line(bin, "C inlines");
+	c = compare_addr2line(bin, "C inlines", NULL);
 	ok(c.with_inline > 10 && c.deepest >= 3,
 	   "C: addresses three functions deep (fx_mix in fx_twice in fx_outer)");
-	cxx = compare_addr2line(cbin, "C++ templates and namespaces");
+	cxx = compare_addr2line(cbin, "C++ templates and namespaces", NULL);
 	ok(cxx.with_inline > 0, "C++: the inlined template shows as a frame");
 	free(bin);
 	free(cbin);
+	bin = fx_path("fx_nested");
+	/* its symbol: GCC's local name, nx_inner.0 */
+	c = compare_addr2line(bin, "C, a nested function", "s/^nx_inner$/nx_inner.0/");
+	ok(c.with_inline > 0, "C nested function: its inline frames found in its parent's tree");
+	free(bin);
 }
 
 /* Two resolvers of kallsyms @ks: one to be given kernel files, one without. */
@@ -441,6 +453,55 @@ static char *report_text(struct profile *p, struct resolver *r, int kind)
 }
 
 /* Inline frames in the reports, and in a capture read without the binary. */
+/*
+ * A function whose symbol starts before the code its DIE and its unit's
+ * aranges describe, the line table covering the gap: what a kernel built
+ * for ftrace has at every function (-fpatchable-function-entry NOPs).
+ * Made from fx_inline.c's assembly: two NOPs after fx_outer's label,
+ * before GCC's, under a line row of their own (line 7).  Each function in
+ * its own section, so no unit range spans the gap either.
+ */
+static void test_entry_gap(void)
+{
+	char *bin = fx_path("fx_entry_gap");
+	struct sbuf ours = { 0 }, want = { 0 };
+	const struct dso_sym *s;
+	struct lt t;
+	u32 i;
+
+	ok(!fx_sh("gcc -O2 -g -ffunction-sections -S -I%s/fixtures %s/fixtures/fx_inline.c "
+		  "-o gap.s && F=$(grep -m1 '^[[:space:]]*[.]file 1 ' gap.s) && "
+		  "awk -v f=\"$F\" '$0 == f { next } { print } /^fx_outer:$/ { print f; "
+		  "print \"\\t.loc 1 7 0\\n\\tnop\\n\\tnop\" }' gap.s > gap2.s && "
+		  "gcc -g gap2.s -o fx_entry_gap",
+		  TEST_SRCDIR, TEST_SRCDIR),
+	   "build fx_inline.c with two NOPs at fx_outer before its DWARF");
+	if (!lt_open(&t, bin)) {
+		ok(0, "fixture opened");
+		free(bin);
+		return;
+	}
+	for (i = 0; i < t.d->nr_syms; i++)
+		if (!strcmp(dso_sym_name(t.d, &t.d->syms[i]), "fx_outer"))
+			break;
+	s = i < t.d->nr_syms ? &t.d->syms[i] : NULL;
+	for (i = 0; s && i < 2; i++) {
+		u64 v = s->start + i;
+
+		lt_block(&t, res_user(&t.r, LT_PID, 0, lt_addr(t.d, v)), &ours);
+		sbuf_printf(&want, "0x%016llx\nfx_outer\n%s/fixtures/fx_inline.c:7\n",
+			    (unsigned long long)v, TEST_SRCDIR);
+	}
+	ok(s && ours.buf && !strcmp(ours.buf, want.buf),
+	   "the NOPs before fx_outer's DWARF: fx_outer, the line table's line 7");
+	if (!s || !ours.buf || strcmp(ours.buf, want.buf))
+		printf("# got:\n%s# want:\n%s", ours.buf ? ours.buf : "", want.buf ? want.buf : "");
+	sbuf_free(&ours);
+	sbuf_free(&want);
+	lt_close(&t);
+	free(bin);
+}
+
 static void test_reports(void)
 {
 	char *bin = fx_path("fx_inline"), *cap = fx_path("inline.cyc"), *text, *gone;
@@ -1078,6 +1139,7 @@ int main(void)
 	build_fixtures();
 	test_against_addr2line();
 	test_clang_dwarf5();
+	test_entry_gap();
 	test_reports();
 	test_corrupt_dwarf();
 	test_looping_siblings();
