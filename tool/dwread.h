@@ -49,8 +49,10 @@ static inline u8 dw_u8(struct dwcur *c)
 }
 
 /*
- * A LEB128's bits (past 64 dropped, as any reader of real DWARF does), its
- * width in bits into *@shift and its last byte into *@last.
+ * A LEB128's bits (past 64 dropped), its width in bits into *@shift and its
+ * last byte into *@last.  More than the 10 bytes 64 bits take mark the
+ * cursor bad: libdw stops reading such a number there and goes on inside
+ * it, a reading no producer means, so the caller leaves it to libdw.
  */
 static inline u64 dw_leb(struct dwcur *c, u32 *shift, u8 *last)
 {
@@ -59,7 +61,9 @@ static inline u64 dw_leb(struct dwcur *c, u32 *shift, u8 *last)
 
 	*shift = 0;
 	do {
-		if (!dw_need(c, 1)) {
+		if (*shift >= 70 || !dw_need(c, 1)) {
+			c->bad = true;
+			c->p = c->end;
 			*last = 0;
 			return 0;
 		}

@@ -12,6 +12,9 @@
 /* More abbreviation codes than this are not a unit's: the scan gives up. */
 #define MAX_CODE (1U << 20)
 
+/* A DIE's attributes of fixed sizes beyond this are taken as of variable size. */
+#define MAX_FIXED (1U << 16)
+
 /* An attribute's size when its form fixes it; VAR when the DIE's bytes tell. */
 #define VAR 0xff
 
@@ -32,6 +35,7 @@ struct abbrev {
 	u32 size; /* all attributes' bytes when every form fixes its size, else VAR */
 	u32 sib_at; /* where DW_AT_sibling is in them, with size fixed; else NO_SIB_AT */
 	u64 sib_form;
+	u8 pc_attrs; /* the pc attributes seen (note_attr()) */
 };
 
 #define NO_SIB_AT UINT32_MAX
@@ -123,6 +127,42 @@ static u8 form_size(const struct dwscan_unit *u, u64 form)
 	}
 }
 
+/*
+ * What the scan keeps of attribute @name of abbreviation @a, seen before
+ * the attribute is added to its size.  libdw takes the first of repeated
+ * attributes, the scan would take the last: a repeated one the scan reads
+ * refuses the table (libdw's walk judges it).
+ */
+static bool note_attr(struct abbrev *a, u64 name, u64 form)
+{
+	switch (name) {
+	case DW_AT_sibling:
+		if (a->sibling)
+			return false;
+		a->sibling = true;
+		a->sib_at = a->size != VAR ? a->size : NO_SIB_AT;
+		a->sib_form = form;
+		return true;
+	case DW_AT_low_pc:
+	case DW_AT_high_pc:
+	case DW_AT_ranges:
+	case DW_AT_entry_pc: {
+		u32 bit = name == DW_AT_low_pc	  ? 1
+			  : name == DW_AT_high_pc ? 2
+			  : name == DW_AT_ranges  ? 4
+						  : 8;
+
+		if (a->pc_attrs & bit)
+			return false;
+		a->pc_attrs |= bit;
+		a->has_pc = a->has_pc || name == DW_AT_low_pc || name == DW_AT_ranges;
+		return true;
+	}
+	default:
+		return true;
+	}
+}
+
 /* The unit's abbreviations, indexed by code; false when unreadable. */
 static bool read_abbrevs(struct dwscan *s)
 {
@@ -161,30 +201,27 @@ static bool read_abbrevs(struct dwscan *s)
 		a->children = dw_u8(&c) == DW_CHILDREN_yes;
 		a->first = s->nr_specs;
 		for (;;) {
+			u8 size;
+
 			name = dw_uleb(&c);
 			form = dw_uleb(&c);
-			if (c.bad)
-				return false;
+			if (c.bad || name > UINT32_MAX || form > UINT32_MAX)
+				return false; /* libdw keeps 32 bits of each: another reading */
 			if (!name && !form)
 				break;
 			if (form == DW_FORM_implicit_const)
 				dw_sleb(&c); /* its value is here, not in the DIE */
-			a->has_pc = a->has_pc || name == DW_AT_low_pc || name == DW_AT_ranges;
-			if (name == DW_AT_sibling) {
-				a->sibling = true;
-				a->sib_at = a->size != VAR ? a->size : NO_SIB_AT;
-				a->sib_form = form;
-			}
+			if (!note_attr(a, name, form))
+				return false;
+			size = form_size(u, form);
 			VEC_GROW(s->specs, s->nr_specs, s->alloc_specs);
-			s->specs[s->nr_specs] = (struct spec){ .name = name,
-							       .form = form,
-							       .size = form_size(u, form) };
-			if (a->size != VAR)
-				a->size = s->specs[s->nr_specs].size == VAR
-						  ? VAR
-						  : a->size + s->specs[s->nr_specs].size;
-			s->nr_specs++;
+			s->specs[s->nr_specs++] =
+				(struct spec){ .name = name, .form = form, .size = size };
 			a->nr++;
+			if (a->size != VAR)
+				a->size = size == VAR || a->size + size > MAX_FIXED
+						  ? VAR
+						  : a->size + size;
 		}
 	}
 }
@@ -312,7 +349,7 @@ static void read_pc(struct pc_attrs *pa, const struct dwscan_unit *u, const stru
 		    const u8 *at, const struct dwcur *c)
 {
 	struct dwcur r = { .p = at, .end = c->p, .big = c->big };
-	bool addr = sp->form == DW_FORM_addr && u->addr_size <= 8;
+	bool addr = sp->form == DW_FORM_addr;
 
 	switch (sp->name) {
 	case DW_AT_low_pc:
@@ -405,6 +442,8 @@ static int ranges_entry(struct dwcur *c, u8 addr_size, u64 *base, u64 *start, u6
 	if (c->bad)
 		return -1;
 	if (a == escape) {
+		if (b == escape)
+			return -1; /* libdw: no base selection, an error */
 		*base = b;
 		return 2;
 	}
@@ -426,7 +465,7 @@ static bool read_list(struct scan *w, struct dwscan_inst *in, u64 off)
 	u64 base = w->s->base, start, end;
 	int ret;
 
-	if (!sec || !w->s->base_known || off >= size || (u->addr_size != 4 && u->addr_size != 8))
+	if (!sec || !w->s->base_known || off >= size)
 		return false;
 	c.p = sec + off;
 	c.end = sec + size;
@@ -630,7 +669,8 @@ bool dwscan_unit_at(struct dwscan_unit *u, const u8 *info, size_t info_size, con
 		abbrev_off = dw_uint(&c, offset_size);
 		addr_size = dw_u8(&c);
 	}
-	if (c.bad || c.p >= c.end)
+	/* libdw reads any other address size as 8 and says it as it is: refused */
+	if (c.bad || c.p >= c.end || (addr_size != 4 && addr_size != 8))
 		return false;
 	*u = (struct dwscan_unit){
 		.info = info,
@@ -675,15 +715,15 @@ static void read_base(struct dwscan *s)
 		r.end = c.p;
 		if (sp->name == DW_AT_low_pc) {
 			low = true;
-			s->base = sp->form == DW_FORM_addr && u->addr_size <= 8
-					  ? dw_uint(&r, u->addr_size)
-					  : 0;
-			s->base_known = sp->form == DW_FORM_addr && u->addr_size <= 8 && !r.bad;
+			s->base = sp->form == DW_FORM_addr ? dw_uint(&r, u->addr_size) : 0;
+			s->base_known = sp->form == DW_FORM_addr && !r.bad;
 		}
 		entry |= sp->name == DW_AT_entry_pc;
 	}
 	if (!low && !entry)
 		s->base_known = true; /* 0 */
+	if (s->base == UINT64_MAX)
+		s->base_known = false; /* libdw's mark of a base not read yet: its lists fail */
 }
 
 struct dwscan *dwscan_new(const struct dwscan_unit *u)

@@ -59,7 +59,7 @@ struct dwscan_unit {
  * The unit whose header is at @off of @info (.debug_info; DWARF 2 to 5,
  * 32- or 64-bit) into @u, its abbreviations in @abbrev: the one way to
  * describe a unit to dwscan_new().  False when no such header fits
- * there, or its unit has no DIE.
+ * there, its unit has no DIE, or its addresses are not of 4 or 8 bytes.
  */
 bool dwscan_unit_at(struct dwscan_unit *u, const u8 *info, size_t info_size, const u8 *abbrev,
 		    size_t abbrev_size, bool big_endian, u64 off);

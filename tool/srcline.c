@@ -122,6 +122,8 @@ struct dso_dwarf {
 	const u8 *debug_ranges;
 	size_t debug_ranges_size;
 	bool broken; /* warned once: symbols only from now on */
+	u32 trees_scanned; /* functions' trees read by dwscan.c */
+	u32 trees_walked; /* and through libdw's walk */
 };
 
 /* Stored source frames of a capture: sorted by address. */
@@ -816,8 +818,11 @@ static struct fn_tree *func_tree(struct dso *d, struct dso_dwarf *dd, struct uni
 	t = &u->trees[ti];
 	memset(t, 0, sizeof(*t));
 	u->nodes[node].tree = ti;
-	if (!scan_tree(dd, u, t, node) &&
-	    (!dwarf_offdie(dd->dw, u->nodes[node].off, &die) || !walk(u, t, &die, node, 1))) {
+	if (scan_tree(dd, u, t, node)) {
+		dd->trees_scanned++;
+	} else if (dwarf_offdie(dd->dw, u->nodes[node].off, &die) && walk(u, t, &die, node, 1)) {
+		dd->trees_walked++;
+	} else {
 		dwarf_broken(d, dd, "corrupt function entries in .debug_info");
 		return NULL;
 	}
@@ -1001,6 +1006,12 @@ static u32 dwarf_frames(struct dso *d, u64 vaddr, struct src_frame *out, u32 max
 		nr++;
 	}
 	return nr;
+}
+
+void dso_src_trees(const struct dso *d, u32 *scanned, u32 *walked)
+{
+	*scanned = d->dwarf ? d->dwarf->trees_scanned : 0;
+	*walked = d->dwarf ? d->dwarf->trees_walked : 0;
 }
 
 /* ---- stored source frames (capture files) ------------------------------- */

@@ -55,6 +55,13 @@ u32 dso_src_frames(struct dso *d, u64 vaddr, struct src_frame *out, u32 max);
  */
 void dso_use_dwarf(struct dso *d, Dwarf *dw, u64 bias, const char *path);
 
+/*
+ * How many of @d's functions had their inlined instances read so far by
+ * dwscan.c (*@scanned) and through libdw's walk (*@walked, where the scan
+ * could not tell, and a .ko's relocated DWARF).
+ */
+void dso_src_trees(const struct dso *d, u32 *scanned, u32 *walked);
+
 /* Has @d any DWARF to read (or stored source frames)? */
 bool dso_has_src(struct dso *d);
 

@@ -146,6 +146,7 @@ struct tree_inst {
 	bool nested;
 	u32 nr_ranges;
 	u64 ranges[4][2]; /* the first ones */
+	u64 digest; /* of them all */
 };
 
 struct tree {
@@ -154,19 +155,24 @@ struct tree {
 	u32 alloc;
 };
 
+static void add_range(struct tree_inst *in, u64 start, u64 end)
+{
+	if (in->nr_ranges < ARRAY_SIZE(in->ranges)) {
+		in->ranges[in->nr_ranges][0] = start;
+		in->ranges[in->nr_ranges][1] = end;
+	}
+	in->digest = (in->digest * 1000003 ^ start) * 1000003 ^ end;
+	in->nr_ranges++;
+}
+
 /* @die's ranges as dwarf_ranges() gives them, empty ones included. */
 static void die_ranges(Dwarf_Die *die, struct tree_inst *in)
 {
 	Dwarf_Addr base, start, end;
 	ptrdiff_t off = 0;
 
-	while ((off = dwarf_ranges(die, off, &base, &start, &end)) > 0) {
-		if (in->nr_ranges < ARRAY_SIZE(in->ranges)) {
-			in->ranges[in->nr_ranges][0] = start;
-			in->ranges[in->nr_ranges][1] = end;
-		}
-		in->nr_ranges++;
-	}
+	while ((off = dwarf_ranges(die, off, &base, &start, &end)) > 0)
+		add_range(in, start, end);
 }
 
 /* What srcline.c's walk through libdw finds in a function's tree. */
@@ -236,11 +242,9 @@ static bool scan_tree(Dwarf *dw, const struct dwscan *s, u64 func, struct tree *
 		Dwarf_Die die;
 
 		if (si->pc == DWSCAN_PC_RANGES) {
-			in.nr_ranges = si->nr;
-			for (k = 0; k < si->nr && k < ARRAY_SIZE(in.ranges); k++) {
-				in.ranges[k][0] = v.ranges[si->first + k].start;
-				in.ranges[k][1] = v.ranges[si->first + k].end;
-			}
+			for (k = 0; k < si->nr; k++)
+				add_range(&in, v.ranges[si->first + k].start,
+					  v.ranges[si->first + k].end);
 		} else if (si->pc == DWSCAN_PC_LIBDW && dwarf_offdie(dw, si->off, &die)) {
 			die_ranges(&die, &in);
 			st->to_libdw++;
@@ -257,7 +261,7 @@ static bool inst_same(const struct tree_inst *a, const struct tree_inst *b)
 	u32 i;
 
 	if (a->off != b->off || a->parent != b->parent || a->depth != b->depth ||
-	    a->nested != b->nested || a->nr_ranges != b->nr_ranges)
+	    a->nested != b->nested || a->nr_ranges != b->nr_ranges || a->digest != b->digest)
 		return false;
 	for (i = 0; i < a->nr_ranges && i < ARRAY_SIZE(a->ranges); i++)
 		if (a->ranges[i][0] != b->ranges[i][0] || a->ranges[i][1] != b->ranges[i][1])
@@ -354,16 +358,20 @@ static bool scan_hostile(const struct dwscan_unit *su)
 		func = offs[0] - su->start;
 	free(offs);
 	dwscan_free(s);
-	h.info = copy;
-	h.info_size = len;
 	h.die = su->die - su->start;
 	h.start = 0;
+	/* each cut in a copy of its own size: ASan sees a read past the cut */
 	for (i = h.die; i <= len; i += step) {
-		memcpy(copy, su->info + su->start, len);
-		h.end = i;
+		u8 *cut = xmalloc(i ? i : 1);
+
+		memcpy(cut, su->info + su->start, i);
+		h.info = cut;
+		h.info_size = h.end = i;
 		scan_all(&h, func);
+		free(cut);
 	}
-	h.end = len;
+	h.info = copy;
+	h.info_size = h.end = len;
 	for (i = h.die; i < len; i += step)
 		for (k = 0; k < ARRAY_SIZE(vals); k++) {
 			memcpy(copy, su->info + su->start, len);
@@ -402,16 +410,21 @@ static void lists_hostile(const struct dwscan_unit *su)
 	size_t len = v5 ? su->rnglists_size : su->ranges_size, i, k, step = len / 256 + 1;
 	const u8 *sec = v5 ? su->rnglists : su->ranges;
 	struct dwscan_unit h = *su;
-	u8 *copy = xmalloc(len + 1);
+	u8 *copy = xmalloc(len);
 	const u8 **p = v5 ? &h.rnglists : &h.ranges;
 	size_t *n = v5 ? &h.rnglists_size : &h.ranges_size;
 
-	*p = copy;
+	/* each cut in a copy of its own size: ASan sees a read past the cut */
 	for (i = 0; i <= len; i += step) {
-		memcpy(copy, sec, len);
+		u8 *cut = xmalloc(i ? i : 1);
+
+		memcpy(cut, sec, i);
+		*p = cut;
 		*n = i;
 		trees_all(&h);
+		free(cut);
 	}
+	*p = copy;
 	*n = len;
 	for (i = 0; i < len; i += step)
 		for (k = 0; k < ARRAY_SIZE(vals); k++) {
@@ -1198,6 +1211,209 @@ static void test_unit_headers(void)
 	ok(!dwscan_unit_at(&u, p.b, p.n, NULL, 0, false, 0), "a reserved unit length: refused");
 	ok(!dwscan_unit_at(&u, p.b, p.n, NULL, 0, false, p.n),
 	   "an offset at the section's end: refused");
+	unit_header(&p, 4, 0, false, 0, &die);
+	p.b[10] = 2; /* DWARF 4, 32-bit: the address size after length, version, abbrev_offset */
+	ok(!dwscan_unit_at(&u, p.b, p.n, NULL, 0, false, 0),
+	   "2-byte addresses (libdw reads them as 8): refused");
+	p.b[10] = 4;
+	ok(dwscan_unit_at(&u, p.b, p.n, NULL, 0, false, 0) && u.addr_size == 4,
+	   "4-byte addresses: read");
+}
+
+/* ---- a function's tree, hand-made ----------------------------------------- */
+
+/* What tree_unit() varies. */
+struct tree_spec {
+	u16 version; /* 4: .debug_ranges, 5: .debug_rnglists */
+	u64 cu_low; /* the unit's DW_AT_low_pc: the lists' base */
+	u64 list_off; /* the instance's DW_AT_ranges */
+	bool low_twice; /* the subprogram's abbreviation says DW_AT_low_pc twice */
+	bool wide_name; /* DW_AT_ranges spelt as a name of more than 32 bits */
+};
+
+/*
+ * A unit (DWARF 4 or 5, 8-byte addresses): its DIE with DW_AT_low_pc, a
+ * subprogram (low_pc 0x1000, high_pc a size of 0x100) holding one inlined
+ * instance with DW_AT_ranges.  The subprogram's DIE at *@func.
+ */
+static bool tree_unit(const struct tree_spec *ts, struct prog *info, struct prog *abbrev,
+		      struct dwscan_unit *u, u64 *func)
+{
+	u32 len;
+
+	abbrev->n = 0;
+	put8(abbrev, 1);
+	put_uleb(abbrev, DW_TAG_compile_unit);
+	put8(abbrev, DW_CHILDREN_yes);
+	put_uleb(abbrev, DW_AT_low_pc);
+	put_uleb(abbrev, DW_FORM_addr);
+	put8(abbrev, 0);
+	put8(abbrev, 0);
+	put8(abbrev, 2);
+	put_uleb(abbrev, DW_TAG_subprogram);
+	put8(abbrev, DW_CHILDREN_yes);
+	put_uleb(abbrev, DW_AT_low_pc);
+	put_uleb(abbrev, DW_FORM_addr);
+	put_uleb(abbrev, ts->low_twice ? DW_AT_low_pc : DW_AT_high_pc);
+	put_uleb(abbrev, ts->low_twice ? DW_FORM_addr : DW_FORM_data4);
+	put8(abbrev, 0);
+	put8(abbrev, 0);
+	put8(abbrev, 3);
+	put_uleb(abbrev, DW_TAG_inlined_subroutine);
+	put8(abbrev, DW_CHILDREN_no);
+	put_uleb(abbrev, ts->wide_name ? DW_AT_ranges + (1ULL << 32) : DW_AT_ranges);
+	put_uleb(abbrev, DW_FORM_sec_offset);
+	put8(abbrev, 0);
+	put8(abbrev, 0);
+	put8(abbrev, 0);
+
+	info->n = 0;
+	put_n(info, 0, 4); /* unit_length, patched below */
+	put_n(info, ts->version, 2);
+	if (ts->version >= 5) {
+		put8(info, DW_UT_compile);
+		put8(info, 8);
+		put_n(info, 0, 4);
+	} else {
+		put_n(info, 0, 4);
+		put8(info, 8);
+	}
+	put8(info, 1);
+	put_n(info, ts->cu_low, 8);
+	*func = info->n;
+	put8(info, 2);
+	put_n(info, 0x1000, 8);
+	put_n(info, ts->low_twice ? 0x1100 : 0x100, ts->low_twice ? 8 : 4);
+	put8(info, 3);
+	put_n(info, ts->list_off, 4);
+	put8(info, 0); /* the subprogram's children end */
+	put8(info, 0); /* the unit's */
+	len = info->n - 4;
+	memcpy(info->b, &len, 4);
+	return dwscan_unit_at(u, info->b, info->n, abbrev->b, abbrev->n, false, 0);
+}
+
+/* The instance's ranges as "start-end ..." into @buf, or "libdw", "none", "refused". */
+static void tree_ranges(const struct tree_spec *ts, const struct prog *lists, char *buf,
+			size_t size)
+{
+	struct prog info, abbrev;
+	struct dwscan_unit u;
+	struct dwscan_tree t;
+	struct dwscan *s;
+	struct sbuf sb = { 0 };
+	u64 func;
+	u32 i;
+
+	snprintf(buf, size, "refused");
+	if (!tree_unit(ts, &info, &abbrev, &u, &func))
+		return;
+	if (ts->version >= 5) {
+		u.rnglists = lists->b;
+		u.rnglists_size = lists->n;
+	} else {
+		u.ranges = lists->b;
+		u.ranges_size = lists->n;
+	}
+	s = dwscan_new(&u);
+	if (s && dwscan_tree(s, func, &t)) {
+		if (t.nr_insts != 1 || t.insts[0].pc == DWSCAN_PC_NONE)
+			sbuf_addstr(&sb, "none");
+		else if (t.insts[0].pc == DWSCAN_PC_LIBDW)
+			sbuf_addstr(&sb, "libdw");
+		for (i = 0;
+		     t.nr_insts == 1 && t.insts[0].pc == DWSCAN_PC_RANGES && i < t.insts[0].nr; i++)
+			sbuf_printf(&sb, "%s%llx-%llx", i ? " " : "",
+				    (unsigned long long)t.ranges[t.insts[0].first + i].start,
+				    (unsigned long long)t.ranges[t.insts[0].first + i].end);
+		snprintf(buf, size, "%s", sb.buf ? sb.buf : "");
+		dwscan_tree_free(&t);
+	}
+	dwscan_free(s);
+	sbuf_free(&sb);
+}
+
+/*
+ * Range lists read as the DWARF standard says and libdw reads them:
+ * .debug_ranges' pairs from the unit's base, its base selection; each kind
+ * of DWARF 5 entry that needs no .debug_addr.  What libdw reads otherwise
+ * than the scan would (a pair of escapes, a base of all ones, LEB128s past
+ * 10 bytes, entries through .debug_addr, repeated or wide attributes) is
+ * left to libdw or refused.
+ */
+static void test_tree_lists(void)
+{
+	struct tree_spec v4 = { .version = 4, .cu_low = 0x1000 }, v5 = v4, ts;
+	struct prog r4 = { .n = 0 }, r5 = { .n = 0 }, bad;
+	char got[256];
+
+	v5.version = 5;
+	put_n(&r4, 0x10, 8); /* base + 0x10 .. base + 0x20 */
+	put_n(&r4, 0x20, 8);
+	put_n(&r4, UINT64_MAX, 8); /* base selection */
+	put_n(&r4, 0x2000, 8);
+	put_n(&r4, 5, 8);
+	put_n(&r4, 8, 8);
+	put_n(&r4, 0, 8); /* end of list */
+	put_n(&r4, 0, 8);
+	tree_ranges(&v4, &r4, got, sizeof(got));
+	ok(!strcmp(got, "1010-1020 2005-2008"),
+	   ".debug_ranges: pairs from the base, a new base: %s", got);
+
+	put8(&r5, DW_RLE_offset_pair);
+	put_uleb(&r5, 0x10);
+	put_uleb(&r5, 0x20);
+	put8(&r5, DW_RLE_base_address);
+	put_n(&r5, 0x2000, 8);
+	put8(&r5, DW_RLE_offset_pair);
+	put_uleb(&r5, 5);
+	put_uleb(&r5, 8);
+	put8(&r5, DW_RLE_start_length);
+	put_n(&r5, 0x3000, 8);
+	put_uleb(&r5, 0x10);
+	put8(&r5, DW_RLE_start_end);
+	put_n(&r5, 0x4000, 8);
+	put_n(&r5, 0x4004, 8);
+	put8(&r5, DW_RLE_end_of_list);
+	tree_ranges(&v5, &r5, got, sizeof(got));
+	ok(!strcmp(got, "1010-1020 2005-2008 3000-3010 4000-4004"),
+	   ".debug_rnglists: offset pairs, a base, start and length, start and end: %s", got);
+
+	bad = r4;
+	memset(bad.b, 0xff, 16);
+	tree_ranges(&v4, &bad, got, sizeof(got));
+	ok(!strcmp(got, "libdw"), ".debug_ranges: two escapes (an error to libdw): %s", got);
+	ts = v4;
+	ts.cu_low = UINT64_MAX;
+	tree_ranges(&ts, &r4, got, sizeof(got));
+	ok(!strcmp(got, "libdw"), "a unit base of all ones (libdw: not read, lists fail): %s", got);
+	ts = v4;
+	ts.list_off = r4.n;
+	tree_ranges(&ts, &r4, got, sizeof(got));
+	ok(!strcmp(got, "libdw"), "a list offset at the section's end: %s", got);
+	bad.n = 0;
+	put8(&bad, DW_RLE_offset_pair);
+	put(&bad, "\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x00", 11);
+	put_uleb(&bad, 0x20);
+	put8(&bad, DW_RLE_end_of_list);
+	tree_ranges(&v5, &bad, got, sizeof(got));
+	ok(!strcmp(got, "libdw"), "a LEB128 of 11 bytes: %s", got);
+	bad.n = 0;
+	put8(&bad, DW_RLE_startx_length);
+	put_uleb(&bad, 0);
+	put_uleb(&bad, 0x10);
+	put8(&bad, DW_RLE_end_of_list);
+	tree_ranges(&v5, &bad, got, sizeof(got));
+	ok(!strcmp(got, "libdw"), "an entry through .debug_addr: %s", got);
+	ts = v5;
+	ts.low_twice = true;
+	tree_ranges(&ts, &r5, got, sizeof(got));
+	ok(!strcmp(got, "refused"), "DW_AT_low_pc twice in an abbreviation (libdw: the first): %s",
+	   got);
+	ts = v5;
+	ts.wide_name = true;
+	tree_ranges(&ts, &r5, got, sizeof(got));
+	ok(!strcmp(got, "refused"), "an attribute name of more than 32 bits: %s", got);
 }
 
 int main(void)
@@ -1206,6 +1422,7 @@ int main(void)
 	test_programs();
 	test_scan_siblings();
 	test_unit_headers();
+	test_tree_lists();
 	if (have_tool("gcc") && have_tool("g++") && have_tool("objcopy"))
 		test_fixtures();
 	else

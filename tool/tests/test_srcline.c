@@ -18,6 +18,7 @@
 #include "fixtures.h"
 #include "tap.h"
 #include "../capture.h"
+#include "../srcline.h"
 
 #define LT_PID 2000
 #define LT_BASE 0x10000000ULL
@@ -139,6 +140,8 @@ struct lt_stats {
 	u32 with_inline;
 	u32 deepest;
 	u32 differ;
+	u32 scanned; /* functions' trees read by dwscan.c */
+	u32 walked; /* and by libdw's walk */
 };
 
 /*
@@ -201,6 +204,7 @@ static struct lt_stats compare_addr2line(const char *bin, const char *what, cons
 	   "%s: %u addresses (%u with inline frames, chains up to %u deep), %u differ from "
 	   "addr2line -f -i -C",
 	   what, st.addrs, st.with_inline, st.deepest, st.differ);
+	dso_src_trees(t.d, &st.scanned, &st.walked);
 	free(theirs);
 	free(addrs);
 	sbuf_free(&ours);
@@ -248,6 +252,22 @@ static void test_clang_dwarf5(void)
 	st = compare_addr2line(bin, "clang, DWARF 5, call sites in file 0", NULL);
 	ok(st.with_inline > 10 && st.deepest >= 3,
 	   "clang: inline chains three deep, their call sites in the primary file");
+	ok(st.scanned >= 3 && !st.walked,
+	   "clang: the %u functions' trees scanned (ranges through .debug_addr by libdw), %u "
+	   "walked by libdw",
+	   st.scanned, st.walked);
+	free(bin);
+	/*
+	 * gcc's units with .debug_aranges, clang's without: the units aranges
+	 * say nothing about are found by their own ranges.
+	 */
+	bin = fx_path("fx_mixed");
+	ok(!fx_sh("clang -O2 -g -c %s/fixtures/fx_kdup_b.c -o mixed_b.o && "
+		  "gcc -O2 -g -I%s/fixtures %s/fixtures/fx_inline.c mixed_b.o -o fx_mixed && "
+		  "readelf -wr fx_mixed | grep -q 'Offset into .debug_info'",
+		  TEST_SRCDIR, TEST_SRCDIR, TEST_SRCDIR),
+	   "build gcc's units (aranges) with a clang unit (none)");
+	compare_addr2line(bin, "a unit without aranges among units with them", NULL);
 	free(bin);
 }
 
@@ -264,6 +284,9 @@ static void test_against_addr2line(void)
 	c = compare_addr2line(bin, "C inlines", NULL);
 	ok(c.with_inline > 10 && c.deepest >= 3,
 	   "C: addresses three functions deep (fx_mix in fx_twice in fx_outer)");
+	ok(c.scanned >= 3 && !c.walked,
+	   "C: the %u functions' inlined instances read by dwscan.c, %u by libdw's walk", c.scanned,
+	   c.walked);
 	cxx = compare_addr2line(cbin, "C++ templates and namespaces", NULL);
 	ok(cxx.with_inline > 0, "C++: the inlined template shows as a frame");
 	free(bin);
