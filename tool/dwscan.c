@@ -50,6 +50,10 @@ struct dwscan {
 	u32 alloc_specs;
 	u64 base; /* the unit's base address, which range lists start from */
 	bool base_known; /* else libdw reads the lists */
+	u64 addr_base; /* DW_AT_addr_base: the unit's addresses in .debug_addr */
+	bool addr_base_known; /* else libdw reads address indexes */
+	u64 rnglists_base; /* DW_AT_rnglists_base: its range lists' offsets */
+	bool rnglists_base_known;
 };
 
 /* What a scan looks for: skipping, a unit's functions, a function's inlined instances. */
@@ -341,38 +345,103 @@ static bool enters(enum mode m, u32 tag)
 }
 
 /*
+ * Entry @idx of the unit's addresses in .debug_addr into *@addr; false
+ * where libdw would fail, or would read it otherwise (no DW_AT_addr_base:
+ * libdw takes 0).
+ */
+static bool addr_index(const struct dwscan *s, u64 idx, u64 *addr)
+{
+	const struct dwscan_unit *u = &s->u;
+	struct dwcur r = { .big = u->big_endian };
+
+	if (!u->addrs || !s->addr_base_known || s->addr_base > u->addrs_size ||
+	    idx >= (u->addrs_size - s->addr_base) / u->addr_size)
+		return false;
+	r.p = u->addrs + s->addr_base + idx * u->addr_size;
+	r.end = u->addrs + u->addrs_size;
+	*addr = dw_uint(&r, u->addr_size);
+	return !r.bad;
+}
+
+/* The address an attribute of @form holds at @r: in place, or by its index. */
+static bool form_addr(const struct dwscan *s, u64 form, struct dwcur *r, u64 *addr)
+{
+	u64 idx;
+
+	switch (form) {
+	case DW_FORM_addr:
+		*addr = dw_uint(r, s->u.addr_size);
+		return !r->bad;
+	case DW_FORM_addrx:
+		idx = dw_uleb(r);
+		break;
+	case DW_FORM_addrx1:
+	case DW_FORM_addrx2:
+	case DW_FORM_addrx3:
+	case DW_FORM_addrx4:
+		idx = dw_uint(r, form_size(&s->u, form));
+		break;
+	default:
+		return false;
+	}
+	return !r->bad && addr_index(s, idx, addr);
+}
+
+/*
+ * The range list that DW_FORM_rnglistx @idx names, as an offset into
+ * .debug_rnglists (after DW_AT_rnglists_base's table of offsets, as
+ * libdw bounds it); false without one.
+ */
+static bool list_index(const struct dwscan *s, u64 idx, u64 *off)
+{
+	const struct dwscan_unit *u = &s->u;
+	size_t size = u->rnglists_size;
+	struct dwcur r = { .big = u->big_endian };
+
+	if (!u->rnglists || !s->rnglists_base_known || u->offset_size > size ||
+	    s->rnglists_base > size - u->offset_size ||
+	    idx > (size - u->offset_size - s->rnglists_base) / u->offset_size)
+		return false;
+	r.p = u->rnglists + s->rnglists_base + idx * u->offset_size;
+	r.end = u->rnglists + size;
+	*off = s->rnglists_base + dw_uint(&r, u->offset_size);
+	return !r.bad;
+}
+
+/*
  * One pc attribute of an inlined instance, its bytes at @at up to @c's
  * position, into @pa.  Only the forms GCC and clang give them outside
  * split DWARF are read here; any other sends the DIE to libdw.
  */
-static void read_pc(struct pc_attrs *pa, const struct dwscan_unit *u, const struct spec *sp,
+static void read_pc(struct pc_attrs *pa, const struct dwscan *s, const struct spec *sp,
 		    const u8 *at, const struct dwcur *c)
 {
+	const struct dwscan_unit *u = &s->u;
 	struct dwcur r = { .p = at, .end = c->p, .big = c->big };
-	bool addr = sp->form == DW_FORM_addr;
 
 	switch (sp->name) {
 	case DW_AT_low_pc:
-		pa->have_low = addr;
-		pa->low = addr ? dw_uint(&r, u->addr_size) : 0;
-		pa->other |= !addr;
+		pa->have_low = form_addr(s, sp->form, &r, &pa->low);
+		pa->other |= !pa->have_low;
 		break;
 	case DW_AT_high_pc:
+		/* as dwarf_highpc(): an address if the form gives one, else a size */
 		pa->have_high = true;
-		pa->high_is_size = sp->form != DW_FORM_addr; /* a constant, DWARF 4 on */
+		pa->high_is_size = false;
 		switch (sp->form) {
 		case DW_FORM_data1:
 		case DW_FORM_data2:
 		case DW_FORM_data4:
 		case DW_FORM_data8:
+			pa->high_is_size = true;
 			pa->high = dw_uint(&r, form_size(u, sp->form));
 			break;
 		case DW_FORM_udata:
+			pa->high_is_size = true;
 			pa->high = dw_uleb(&r);
 			break;
 		default:
-			pa->high = addr ? dw_uint(&r, u->addr_size) : 0;
-			pa->other |= !addr;
+			pa->other |= !form_addr(s, sp->form, &r, &pa->high);
 			break;
 		}
 		break;
@@ -382,8 +451,8 @@ static void read_pc(struct pc_attrs *pa, const struct dwscan_unit *u, const stru
 			pa->list = dw_uint(&r, u->offset_size);
 		else if (u->version < 4 && (sp->form == DW_FORM_data4 || sp->form == DW_FORM_data8))
 			pa->list = dw_uint(&r, form_size(u, sp->form));
-		else
-			pa->other = true; /* DW_FORM_rnglistx: an index libdw resolves */
+		else if (sp->form != DW_FORM_rnglistx || !list_index(s, dw_uleb(&r), &pa->list))
+			pa->other = true;
 		break;
 	default:
 		break;
@@ -404,14 +473,27 @@ static bool add_range(struct scan *w, u64 start, u64 end)
 
 /*
  * A DWARF 5 range list entry at @c into *@start and *@end; 1 for a range,
- * 0 at the list's end, 2 for a new base address, -1 for what only libdw
- * reads (entries through .debug_addr) or a bad entry.
+ * 0 at the list's end, 2 for a new base address, -1 for a bad entry or
+ * one libdw would fail.
  */
-static int rnglists_entry(struct dwcur *c, u8 addr_size, u64 *base, u64 *start, u64 *end)
+static int rnglists_entry(const struct dwscan *s, struct dwcur *c, u64 *base, u64 *start, u64 *end)
 {
+	u8 addr_size = s->u.addr_size;
+
 	switch (dw_u8(c)) {
 	case DW_RLE_end_of_list:
 		return c->bad ? -1 : 0;
+	case DW_RLE_base_addressx:
+		return addr_index(s, dw_uleb(c), base) && !c->bad ? 2 : -1;
+	case DW_RLE_startx_endx:
+		if (!addr_index(s, dw_uleb(c), start) || !addr_index(s, dw_uleb(c), end))
+			return -1;
+		break;
+	case DW_RLE_startx_length:
+		if (!addr_index(s, dw_uleb(c), start))
+			return -1;
+		*end = *start + dw_uleb(c);
+		break;
 	case DW_RLE_offset_pair:
 		*start = *base + dw_uleb(c);
 		*end = *base + dw_uleb(c);
@@ -470,7 +552,7 @@ static bool read_list(struct scan *w, struct dwscan_inst *in, u64 off)
 	c.p = sec + off;
 	c.end = sec + size;
 	in->first = w->t->nr_ranges;
-	while ((ret = v5 ? rnglists_entry(&c, u->addr_size, &base, &start, &end)
+	while ((ret = v5 ? rnglists_entry(w->s, &c, &base, &start, &end)
 			 : ranges_entry(&c, u->addr_size, &base, &start, &end)) > 0)
 		if (ret == 1 && !add_range(w, start, end))
 			return false;
@@ -556,7 +638,7 @@ static bool read_attrs(struct scan *w, struct dwcur *c, const struct abbrev *a, 
 		if (sp->name == DW_AT_sibling && !read_ref(at, c, sp->form, sib))
 			return false;
 		if (pa)
-			read_pc(pa, u, sp, at, c);
+			read_pc(pa, w->s, sp, at, c);
 	}
 	return true;
 }
@@ -690,16 +772,19 @@ bool dwscan_unit_at(struct dwscan_unit *u, const u8 *info, size_t info_size, con
 }
 
 /*
- * The unit's base address for its range lists, as libdw takes it: its
- * DIE's DW_AT_low_pc, else its DW_AT_entry_pc, else 0.  Unknown (libdw
- * reads the lists) for a form other than an address.
+ * What the unit's DIE says for the scans: the base address of its range
+ * lists as libdw takes it (DW_AT_low_pc, else DW_AT_entry_pc, which libdw
+ * reads, else 0), where its addresses and its range lists' offsets are in
+ * .debug_addr and .debug_rnglists.
  */
-static void read_base(struct dwscan *s)
+static void read_unit_die(struct dwscan *s)
 {
 	const struct dwscan_unit *u = &s->u;
 	struct dwcur c = { .p = u->info + u->die, .end = u->info + u->end, .big = u->big_endian };
 	u64 code = dw_uleb(&c);
-	bool low = false, entry = false;
+	const struct spec *low = NULL;
+	const u8 *low_at = NULL;
+	bool entry = false;
 	const struct abbrev *a;
 	u32 i;
 
@@ -713,15 +798,34 @@ static void read_base(struct dwscan *s)
 		if (!skip_form(&c, u, sp->form, false))
 			return;
 		r.end = c.p;
-		if (sp->name == DW_AT_low_pc) {
-			low = true;
-			s->base = sp->form == DW_FORM_addr ? dw_uint(&r, u->addr_size) : 0;
-			s->base_known = sp->form == DW_FORM_addr && !r.bad;
+		switch (sp->name) {
+		case DW_AT_low_pc:
+			low = sp;
+			low_at = r.p;
+			break;
+		case DW_AT_entry_pc:
+			entry = true;
+			break;
+		case DW_AT_addr_base:
+			s->addr_base = dw_uint(&r, u->offset_size);
+			s->addr_base_known = sp->form == DW_FORM_sec_offset && !r.bad;
+			break;
+		case DW_AT_rnglists_base:
+			s->rnglists_base = dw_uint(&r, u->offset_size);
+			s->rnglists_base_known = sp->form == DW_FORM_sec_offset && !r.bad;
+			break;
+		default:
+			break;
 		}
-		entry |= sp->name == DW_AT_entry_pc;
 	}
-	if (!low && !entry)
-		s->base_known = true; /* 0 */
+	/* the base last: an index of DW_AT_low_pc needs DW_AT_addr_base, wherever it is */
+	if (low) {
+		struct dwcur r = { .p = low_at, .end = c.p, .big = c.big };
+
+		s->base_known = form_addr(s, low->form, &r, &s->base);
+	} else {
+		s->base_known = !entry; /* 0 */
+	}
 	if (s->base == UINT64_MAX)
 		s->base_known = false; /* libdw's mark of a base not read yet: its lists fail */
 }
@@ -739,7 +843,7 @@ struct dwscan *dwscan_new(const struct dwscan_unit *u)
 		dwscan_free(s);
 		return NULL;
 	}
-	read_base(s);
+	read_unit_die(s);
 	return s;
 }
 

@@ -18,7 +18,8 @@
  * hits it: on a kernel, whose functions inline deeply, walking those trees
  * through libdw was half of symbolizing a profile.  It reads the pc
  * attributes and range lists of the forms GCC and clang write outside
- * split DWARF, and leaves any other to libdw.
+ * split DWARF (clang's DWARF 5 indexes into .debug_addr and the range
+ * lists' offsets included), and leaves any other to libdw.
  *
  * Every read is bounded by the unit; anything the scan does not know
  * (a form, a sibling pointing backwards, nesting deeper than
@@ -44,11 +45,13 @@ struct dwscan_unit {
 	u64 die; /* the unit's DIE */
 	u64 end; /* the next unit */
 	u64 abbrev_off;
-	/* the range list sections, set by the caller; without them libdw reads the lists */
+	/* sections set by the caller; without them libdw reads the lists and indexes */
 	const u8 *rnglists; /* .debug_rnglists (DWARF 5) */
 	size_t rnglists_size;
 	const u8 *ranges; /* .debug_ranges (before) */
 	size_t ranges_size;
+	const u8 *addrs; /* .debug_addr, which DWARF 5's address indexes point into */
+	size_t addrs_size;
 	u16 version;
 	u8 addr_size;
 	u8 offset_size;
@@ -83,7 +86,7 @@ bool dwscan_funcs(const struct dwscan *s, u64 **offs, u32 *nr);
 enum dwscan_pc {
 	DWSCAN_PC_NONE, /* nowhere: no pc attributes */
 	DWSCAN_PC_RANGES, /* in its ranges, read here */
-	DWSCAN_PC_LIBDW, /* forms or list entries only libdw reads: ask dwarf_ranges() */
+	DWSCAN_PC_LIBDW, /* forms, indexes or entries only libdw reads: ask dwarf_ranges() */
 };
 
 /* One range as dwarf_ranges() gives it: empty ones included. */

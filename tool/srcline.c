@@ -121,6 +121,8 @@ struct dso_dwarf {
 	size_t rnglists_size;
 	const u8 *debug_ranges;
 	size_t debug_ranges_size;
+	const u8 *debug_addr;
+	size_t debug_addr_size;
 	bool broken; /* warned once: symbols only from now on */
 	u32 trees_scanned; /* functions' trees read by dwscan.c */
 	u32 trees_walked; /* and through libdw's walk */
@@ -684,6 +686,8 @@ static bool unit_funcs(struct dso_dwarf *dd, struct unit *u)
 		su.rnglists_size = dd->rnglists_size;
 		su.ranges = dd->debug_ranges;
 		su.ranges_size = dd->debug_ranges_size;
+		su.addrs = dd->debug_addr;
+		su.addrs_size = dd->debug_addr_size;
 		u->scan = dwscan_new(&su);
 	}
 	if (u->scan && dwscan_funcs(u->scan, &offs, &nr) && nr < MAX_UNIT_NODES) {

@@ -7,9 +7,10 @@
  * as a .debug_info and a .debug_abbrev (its first 3 bytes, little endian,
  * the size of the first): each unit header in turn read by
  * dwscan_unit_at(), its functions scanned, then each function's inlined
- * instances (the abbreviations' bytes doubling as range lists).  The ELF
- * fuzzer reaches these readers only through a whole ELF image and libdw's
- * unit headers; this one mutates their input directly.
+ * instances (the abbreviations' bytes doubling as range lists and
+ * .debug_addr).  The ELF fuzzer reaches these readers only through a whole
+ * ELF image and libdw's unit headers; this one mutates their input
+ * directly.
  */
 #include <stdlib.h>
 
@@ -93,9 +94,9 @@ static void fuzz_scan(const unsigned char *data, size_t size)
 			break;
 		if (u.start != off || u.die <= u.start || u.end <= u.die || u.end > info_size)
 			__builtin_trap(); /* a unit in order inside the section, or none */
-		/* the abbreviations' bytes as range lists too: the list decoders fuzzed */
-		u.rnglists = u.ranges = info + info_size;
-		u.rnglists_size = u.ranges_size = size - 3 - info_size;
+		/* the abbreviations' bytes as range lists and addresses too: their readers fuzzed */
+		u.rnglists = u.ranges = u.addrs = info + info_size;
+		u.rnglists_size = u.ranges_size = u.addrs_size = size - 3 - info_size;
 		s = dwscan_new(&u);
 		if (s && dwscan_funcs(s, &offs, &nr)) {
 			for (i = 0; i < nr; i++)

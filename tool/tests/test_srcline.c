@@ -253,8 +253,8 @@ static void test_clang_dwarf5(void)
 	ok(st.with_inline > 10 && st.deepest >= 3,
 	   "clang: inline chains three deep, their call sites in the primary file");
 	ok(st.scanned >= 3 && !st.walked,
-	   "clang: the %u functions' trees scanned (ranges through .debug_addr by libdw), %u "
-	   "walked by libdw",
+	   "clang: the %u functions' trees scanned (addresses through .debug_addr), %u walked "
+	   "by libdw",
 	   st.scanned, st.walked);
 	free(bin);
 	/*
