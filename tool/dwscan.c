@@ -644,6 +644,40 @@ static bool read_attrs(struct scan *w, struct dwcur *c, const struct abbrev *a, 
 }
 
 /*
+ * What the DIE at @off (abbreviation @a, pc attributes @pa) adds to the
+ * findings of a scan in mode @m: a unit's function, a function's inlined
+ * instance or nested function.  *@inner: the instance its children sit in.
+ * False past the bounds.
+ */
+static bool found(struct scan *w, enum mode m, const struct abbrev *a, u64 off, u32 parent,
+		  u32 depth, const struct pc_attrs *pa, u32 *inner)
+{
+	bool func = a->tag == DW_TAG_subprogram && a->has_pc;
+	bool inlined = a->tag == DW_TAG_inlined_subroutine;
+	struct dwscan_inst *in;
+
+	*inner = parent;
+	if (m == FUNCS && func) {
+		if (!add_found(w, m))
+			return false;
+		w->offs[w->nr_offs++] = off;
+	} else if (m == TREE && (inlined || func)) {
+		if (!add_found(w, m))
+			return false;
+		in = &w->t->insts[w->t->nr_insts];
+		*in = (struct dwscan_inst){
+			.off = off, .parent = parent, .depth = depth, .nested = func
+		};
+		if (inlined && !set_pc(w, in, pa))
+			return false;
+		if (inlined)
+			*inner = w->t->nr_insts;
+		w->t->nr_insts++;
+	}
+	return true;
+}
+
+/*
  * The children of the DIE whose children start at @c, up to their null
  * entry, looked at as @m says; in TREE mode @parent is the instance they
  * sit in and @depth their nesting below the function.
@@ -657,8 +691,8 @@ static bool scan_children(struct scan *w, struct dwcur *c, enum mode m, u32 pare
 		return false;
 	for (;;) {
 		u64 off = c->p - u->info, code = dw_uleb(c), sib;
-		bool inlined, nested, in;
 		struct pc_attrs pa = { 0 };
+		bool inlined, in;
 		const struct abbrev *a;
 		u32 inner = parent;
 
@@ -670,24 +704,9 @@ static bool scan_children(struct scan *w, struct dwcur *c, enum mode m, u32 pare
 			return false;
 		a = &s->abbrevs[code];
 		inlined = m == TREE && a->tag == DW_TAG_inlined_subroutine;
-		nested = m == TREE && a->tag == DW_TAG_subprogram && a->has_pc;
-		if (!read_attrs(w, c, a, &sib, inlined ? &pa : NULL))
+		if (!read_attrs(w, c, a, &sib, inlined ? &pa : NULL) ||
+		    !found(w, m, a, off, parent, depth, &pa, &inner))
 			return false;
-		if (m == FUNCS && a->tag == DW_TAG_subprogram && a->has_pc) {
-			if (!add_found(w, m))
-				return false;
-			w->offs[w->nr_offs++] = off;
-		} else if (inlined || nested) {
-			if (!add_found(w, m))
-				return false;
-			inner = inlined ? w->t->nr_insts : parent;
-			w->t->insts[w->t->nr_insts] = (struct dwscan_inst){
-				.off = off, .parent = parent, .depth = depth, .nested = nested
-			};
-			if (inlined && !set_pc(w, &w->t->insts[w->t->nr_insts], &pa))
-				return false;
-			w->t->nr_insts++;
-		}
 		/* as libdw: into a scope by its children, past any DIE by its sibling */
 		in = a->children && enters(m, a->tag);
 		if (in && !scan_children(w, c, m, inner, depth + 1))
