@@ -124,8 +124,7 @@ struct dso_dwarf {
 	const u8 *debug_addr;
 	size_t debug_addr_size;
 	bool broken; /* warned once: symbols only from now on */
-	u32 trees_scanned; /* functions' trees read by dwscan.c */
-	u32 trees_walked; /* and through libdw's walk */
+	struct src_counts counts; /* how trees and instances were read */
 };
 
 /* Stored source frames of a capture: sorted by address. */
@@ -560,6 +559,7 @@ static void find_secs(struct dso_dwarf *dd)
 	dd->abbrev = elf_section_bytes(elf, ".debug_abbrev", false, &dd->abbrev_size);
 	dd->rnglists = elf_section_bytes(elf, ".debug_rnglists", false, &dd->rnglists_size);
 	dd->debug_ranges = elf_section_bytes(elf, ".debug_ranges", false, &dd->debug_ranges_size);
+	dd->debug_addr = elf_section_bytes(elf, ".debug_addr", false, &dd->debug_addr_size);
 }
 
 /*
@@ -766,6 +766,7 @@ static u32 add_inst(struct dso_dwarf *dd, struct unit *u, struct fn_tree *t,
 		add_func(u, &die);
 		return parent;
 	}
+	dd->counts.insts_libdw++;
 	if (add_ranges(&t->ranges, &t->nr_ranges, &t->alloc_ranges, &die, u->nr_nodes, in->depth))
 		return new_node(u, in->off, parent);
 	return parent;
@@ -823,9 +824,9 @@ static struct fn_tree *func_tree(struct dso *d, struct dso_dwarf *dd, struct uni
 	memset(t, 0, sizeof(*t));
 	u->nodes[node].tree = ti;
 	if (scan_tree(dd, u, t, node)) {
-		dd->trees_scanned++;
+		dd->counts.trees_scanned++;
 	} else if (dwarf_offdie(dd->dw, u->nodes[node].off, &die) && walk(u, t, &die, node, 1)) {
-		dd->trees_walked++;
+		dd->counts.trees_walked++;
 	} else {
 		dwarf_broken(d, dd, "corrupt function entries in .debug_info");
 		return NULL;
@@ -1012,10 +1013,9 @@ static u32 dwarf_frames(struct dso *d, u64 vaddr, struct src_frame *out, u32 max
 	return nr;
 }
 
-void dso_src_trees(const struct dso *d, u32 *scanned, u32 *walked)
+void dso_src_counts(const struct dso *d, struct src_counts *c)
 {
-	*scanned = d->dwarf ? d->dwarf->trees_scanned : 0;
-	*walked = d->dwarf ? d->dwarf->trees_walked : 0;
+	*c = d->dwarf ? d->dwarf->counts : (struct src_counts){ 0 };
 }
 
 /* ---- stored source frames (capture files) ------------------------------- */

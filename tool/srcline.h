@@ -55,12 +55,14 @@ u32 dso_src_frames(struct dso *d, u64 vaddr, struct src_frame *out, u32 max);
  */
 void dso_use_dwarf(struct dso *d, Dwarf *dw, u64 bias, const char *path);
 
-/*
- * How many of @d's functions had their inlined instances read so far by
- * dwscan.c (*@scanned) and through libdw's walk (*@walked, where the scan
- * could not tell, and a .ko's relocated DWARF).
- */
-void dso_src_trees(const struct dso *d, u32 *scanned, u32 *walked);
+/* How @d's DWARF was read so far (tests). */
+struct src_counts {
+	u32 trees_scanned; /* functions' inlined instances read by dwscan.c */
+	u32 trees_walked; /* through libdw's walk: where the scan could not tell, a .ko */
+	u32 insts_libdw; /* instances in scanned trees whose ranges libdw read */
+};
+
+void dso_src_counts(const struct dso *d, struct src_counts *c);
 
 /* Has @d any DWARF to read (or stored source frames)? */
 bool dso_has_src(struct dso *d);

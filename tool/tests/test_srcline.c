@@ -140,8 +140,7 @@ struct lt_stats {
 	u32 with_inline;
 	u32 deepest;
 	u32 differ;
-	u32 scanned; /* functions' trees read by dwscan.c */
-	u32 walked; /* and by libdw's walk */
+	struct src_counts how; /* how the DWARF was read */
 };
 
 /*
@@ -204,7 +203,7 @@ static struct lt_stats compare_addr2line(const char *bin, const char *what, cons
 	   "%s: %u addresses (%u with inline frames, chains up to %u deep), %u differ from "
 	   "addr2line -f -i -C",
 	   what, st.addrs, st.with_inline, st.deepest, st.differ);
-	dso_src_trees(t.d, &st.scanned, &st.walked);
+	dso_src_counts(t.d, &st.how);
 	free(theirs);
 	free(addrs);
 	sbuf_free(&ours);
@@ -252,10 +251,10 @@ static void test_clang_dwarf5(void)
 	st = compare_addr2line(bin, "clang, DWARF 5, call sites in file 0", NULL);
 	ok(st.with_inline > 10 && st.deepest >= 3,
 	   "clang: inline chains three deep, their call sites in the primary file");
-	ok(st.scanned >= 3 && !st.walked,
+	ok(st.how.trees_scanned >= 3 && !st.how.trees_walked && !st.how.insts_libdw,
 	   "clang: the %u functions' trees scanned (addresses through .debug_addr), %u walked "
-	   "by libdw",
-	   st.scanned, st.walked);
+	   "by libdw, %u instances' ranges read by libdw",
+	   st.how.trees_scanned, st.how.trees_walked, st.how.insts_libdw);
 	free(bin);
 	/*
 	 * gcc's units with .debug_aranges, clang's without: the units aranges
@@ -284,9 +283,10 @@ static void test_against_addr2line(void)
 	c = compare_addr2line(bin, "C inlines", NULL);
 	ok(c.with_inline > 10 && c.deepest >= 3,
 	   "C: addresses three functions deep (fx_mix in fx_twice in fx_outer)");
-	ok(c.scanned >= 3 && !c.walked,
-	   "C: the %u functions' inlined instances read by dwscan.c, %u by libdw's walk", c.scanned,
-	   c.walked);
+	ok(c.how.trees_scanned >= 3 && !c.how.trees_walked && !c.how.insts_libdw,
+	   "C: the %u functions' inlined instances read by dwscan.c, %u by libdw's walk, %u "
+	   "instances' ranges by libdw",
+	   c.how.trees_scanned, c.how.trees_walked, c.how.insts_libdw);
 	cxx = compare_addr2line(cbin, "C++ templates and namespaces", NULL);
 	ok(cxx.with_inline > 0, "C++: the inlined template shows as a frame");
 	free(bin);
