@@ -320,28 +320,33 @@ static bool sibling_at(const struct dwscan_unit *u, u64 off, u64 sib, const u8 *
 	return true;
 }
 
-/*
- * The scopes a scan enters: for a unit's functions, namespaces and
- * modules; for a function's inlined instances, every scope srcline.c's
- * walk enters (a nested function is reported, not entered).
- */
-static bool enters(enum mode m, u32 tag)
+bool dwscan_func_scope(u32 tag)
+{
+	return tag == DW_TAG_namespace || tag == DW_TAG_module;
+}
+
+bool dwscan_tree_scope(u32 tag)
 {
 	switch (tag) {
-	case DW_TAG_namespace:
-	case DW_TAG_module:
-		return m != SKIP;
 	case DW_TAG_inlined_subroutine:
 	case DW_TAG_lexical_block:
 	case DW_TAG_try_block:
 	case DW_TAG_catch_block:
+	case DW_TAG_namespace:
+	case DW_TAG_module:
 	case DW_TAG_class_type:
 	case DW_TAG_structure_type:
 	case DW_TAG_union_type:
-		return m == TREE;
+		return true;
 	default:
 		return false;
 	}
+}
+
+/* The scopes a scan in mode @m enters. */
+static bool enters(enum mode m, u32 tag)
+{
+	return m == FUNCS ? dwscan_func_scope(tag) : m == TREE && dwscan_tree_scope(tag);
 }
 
 /*
@@ -694,7 +699,7 @@ static bool scan_children(struct scan *w, struct dwcur *c, enum mode m, u32 pare
 		struct pc_attrs pa = { 0 };
 		bool inlined, in;
 		const struct abbrev *a;
-		u32 inner = parent;
+		u32 inner;
 
 		if (c->bad)
 			return false;

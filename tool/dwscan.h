@@ -67,6 +67,23 @@ struct dwscan_unit {
 bool dwscan_unit_at(struct dwscan_unit *u, const u8 *info, size_t info_size, const u8 *abbrev,
 		    size_t abbrev_size, bool big_endian, u64 off);
 
+/*
+ * The scopes a walk for a unit's functions enters: namespaces and modules.
+ * A class holds only declarations of its members: their code is in a DIE
+ * of the unit or a namespace that points at the declaration
+ * (DW_AT_specification), so classes, often most of a unit's DIEs in C, are
+ * not entered.
+ */
+bool dwscan_func_scope(u32 tag);
+
+/*
+ * The scopes a walk of a function's tree enters for its inlined instances:
+ * those, blocks, namespaces, classes.  A nested function (GNU C) is not
+ * one: it is a function of its own, walked when an address hits it.
+ * srcline.c's walk through libdw and this scan enter the same.
+ */
+bool dwscan_tree_scope(u32 tag);
+
 struct dwscan;
 
 /* A unit's abbreviations, read once; NULL when they cannot be read. */

@@ -414,26 +414,6 @@ static u32 die_udata(Dwarf_Die *die, unsigned int name, u32 none)
 	return v;
 }
 
-/* Scopes that may hold functions or inlined instances. */
-static bool may_contain_code(int tag)
-{
-	switch (tag) {
-	case DW_TAG_subprogram:
-	case DW_TAG_inlined_subroutine:
-	case DW_TAG_lexical_block:
-	case DW_TAG_try_block:
-	case DW_TAG_catch_block:
-	case DW_TAG_namespace:
-	case DW_TAG_module:
-	case DW_TAG_class_type:
-	case DW_TAG_structure_type:
-	case DW_TAG_union_type:
-		return true;
-	default:
-		return false;
-	}
-}
-
 /* Add @die's ranges to @v as node @node; false when it has none. */
 static bool add_ranges(struct fn_range **v, u32 *nr, u32 *alloc, Dwarf_Die *die, u32 node,
 		       u32 depth)
@@ -484,17 +464,6 @@ static bool next_child(struct unit *u, Dwarf_Off *last, Dwarf_Die *child)
 }
 
 /*
- * Scopes around functions with code.  A class holds only declarations of
- * its members: their code is in a DIE of the unit or a namespace that
- * points at the declaration (DW_AT_specification), so classes, often most
- * of a unit's DIEs in C, are not walked.
- */
-static bool holds_funcs(int tag)
-{
-	return tag == DW_TAG_namespace || tag == DW_TAG_module;
-}
-
-/*
  * Walk @scope.  Without @t, for the unit's functions: its scopes down to
  * the subprograms (namespaces), not into them.  With @t, for the inlined
  * instances in a part of function @parent's tree; a nested function (GNU C)
@@ -523,8 +492,8 @@ static bool walk(struct unit *u, struct fn_tree *t, Dwarf_Die *scope, u32 parent
 		    add_ranges(&t->ranges, &t->nr_ranges, &t->alloc_ranges, &child, u->nr_nodes,
 			       depth))
 			node = new_node(u, dwarf_dieoffset(&child), parent);
-		if ((t ? may_contain_code(tag) : holds_funcs(tag)) && dwarf_haschildren(&child) &&
-		    !walk(u, t, &child, node, depth + 1))
+		if ((t ? dwscan_tree_scope(tag) : dwscan_func_scope(tag)) &&
+		    dwarf_haschildren(&child) && !walk(u, t, &child, node, depth + 1))
 			return false;
 	}
 	return ret >= 0;

@@ -134,7 +134,7 @@ static void ref_funcs(Dwarf_Die *scope, u64 **offs, u32 *nr, u32 *alloc)
 		    (dwarf_hasattr(&c, DW_AT_low_pc) || dwarf_hasattr(&c, DW_AT_ranges))) {
 			VEC_GROW(*offs, *nr, *alloc);
 			(*offs)[(*nr)++] = dwarf_dieoffset(&c);
-		} else if (tag == DW_TAG_namespace || tag == DW_TAG_module) {
+		} else if (dwscan_func_scope(tag)) {
 			ref_funcs(&c, offs, nr, alloc);
 		}
 	} while (!dwarf_siblingof(&c, &c));
@@ -205,22 +205,8 @@ static void ref_tree(Dwarf_Die *scope, u64 parent, u32 depth, struct tree *t)
 				continue;
 			inner = in.off;
 		}
-		switch (tag) {
-		case DW_TAG_inlined_subroutine:
-		case DW_TAG_lexical_block:
-		case DW_TAG_try_block:
-		case DW_TAG_catch_block:
-		case DW_TAG_namespace:
-		case DW_TAG_module:
-		case DW_TAG_class_type:
-		case DW_TAG_structure_type:
-		case DW_TAG_union_type:
-			if (dwarf_haschildren(&c))
-				ref_tree(&c, inner, depth + 1, t);
-			break;
-		default:
-			break;
-		}
+		if (dwscan_tree_scope(tag) && dwarf_haschildren(&c))
+			ref_tree(&c, inner, depth + 1, t);
 	} while (!dwarf_siblingof(&c, &c));
 }
 
