@@ -825,6 +825,27 @@ static bool walk_all_trees(struct dso *d, struct dso_dwarf *dd, struct unit *u)
 	return true;
 }
 
+/*
+ * Whether @vaddr, in no function of @u, is at the entry of one: the ELF
+ * symbol containing it holds the start of one of the unit's functions
+ * further on.  A kernel built for ftrace (-fpatchable-function-entry) has
+ * NOPs at each function's symbol that its DIE starts after; in an arm64
+ * profile one address in seven was there.  A nested function has a symbol
+ * of its own, in which no function of the table starts, so such an
+ * address still has every tree read for it.
+ */
+static bool at_func_entry(struct dso *d, struct dso_dwarf *dd, struct unit *u, u64 vaddr)
+{
+	const struct dso_sym *s = dso_find(d, vaddr + dd->bias);
+	u32 f;
+
+	if (!s || s->end - dd->bias <= vaddr)
+		return false;
+	f = lower_bound(u->funcs, u->nr_funcs, sizeof(*u->funcs), offsetof(struct fn_range, start),
+			vaddr + 1);
+	return f < u->nr_funcs && u->funcs[f].start < s->end - dd->bias;
+}
+
 /* The innermost function or inlined instance at @vaddr, or IV_NONE. */
 static u32 unit_node(struct dso *d, struct dso_dwarf *dd, struct unit *u, u64 vaddr)
 {
@@ -832,6 +853,8 @@ static u32 unit_node(struct dso *d, struct dso_dwarf *dd, struct unit *u, u64 va
 	u32 f, r;
 
 	f = iv_find(&u->index, u->funcs, sizeof(*u->funcs), vaddr);
+	if (f == IV_NONE && at_func_entry(d, dd, u, vaddr))
+		return IV_NONE;
 	if (f == IV_NONE && walk_all_trees(d, dd, u))
 		f = iv_find(&u->index, u->funcs, sizeof(*u->funcs), vaddr);
 	if (f == IV_NONE)
