@@ -275,9 +275,16 @@ static void advance(const struct header *h, struct regs *r, u64 ops)
 	r->op_index = (r->op_index + ops) % h->max_ops;
 }
 
-static inline void push_row(struct dwline *t, u64 addr, u32 file, u32 line, bool end)
+/* Out of the decoding loop: room is made once, ahead, nearly always. */
+static void __attribute__((noinline)) grow_rows(struct dwline *t)
 {
 	VEC_GROW(t->rows, t->nr_rows, t->alloc_rows);
+}
+
+static inline void push_row(struct dwline *t, u64 addr, u32 file, u32 line, bool end)
+{
+	if (t->nr_rows >= t->alloc_rows)
+		grow_rows(t);
 	t->rows[t->nr_rows] = (struct dwline_row){
 		.addr = addr, .file = file, .line = line, .idx = t->nr_rows, .end = end
 	};
@@ -285,7 +292,7 @@ static inline void push_row(struct dwline *t, u64 addr, u32 file, u32 line, bool
 }
 
 /* A row, refused (corrupt) where libdw's fields would not hold it. */
-static bool emit(struct dwline *t, const struct regs *r, bool end)
+static inline bool emit(struct dwline *t, const struct regs *r, bool end)
 {
 	if (r->line > INT32_MAX || r->file > UINT32_MAX || t->nr_rows >= UINT32_MAX)
 		return false;
@@ -376,21 +383,41 @@ static bool standard(struct dwcur *c, const struct header *h, struct dwline *t, 
 	return !c->bad;
 }
 
-/* The program: each step consumes a byte at least, so it ends with the section. */
+/* What a special opcode adds to the line and to the operation index. */
+struct special {
+	s64 line;
+	u64 ops;
+};
+
+/*
+ * The program: each step consumes a byte at least, so it ends with the
+ * section.  Special opcodes, most of a program, are looked up in a table
+ * of the header's values made once; without VLIW bundles (max_ops 1, every
+ * compiler's) the operation index stays 0 and an advance is a product.
+ */
 static bool run(struct dwcur *c, const struct header *h, u32 addr_size, struct dwline *t)
 {
+	struct special sp[256];
 	struct regs r;
+	u32 i;
 	u8 op;
 
+	for (i = h->opcode_base; h->line_range && i < 256; i++)
+		sp[i] = (struct special){
+			.line = (s64)h->line_base + (i - h->opcode_base) % h->line_range,
+			.ops = (i - h->opcode_base) / h->line_range,
+		};
 	reset(&r);
 	while (c->p < c->end) {
-		op = dw_u8(c);
+		op = *c->p++;
 		if (op >= h->opcode_base) {
 			if (!h->line_range)
 				return false;
-			op -= h->opcode_base;
-			r.line += (u64)(s64)(h->line_base + op % h->line_range);
-			advance(h, &r, op / h->line_range);
+			r.line += (u64)sp[op].line;
+			if (h->max_ops == 1)
+				r.addr += h->min_insn * sp[op].ops;
+			else
+				advance(h, &r, sp[op].ops);
 			if (!emit(t, &r, false))
 				return false;
 		} else if (!op) {
@@ -445,18 +472,24 @@ bool dwline_read(const struct dwline_secs *s, u64 off, u32 addr_size, const char
 	c.p = h.prog;
 	c.end = h.prog_end;
 	/*
-	 * Rows take 2 to 3 bytes each in compilers' programs: room for a
-	 * quarter of the bytes grows the array once or twice, not 15 times.
-	 * A guess, so bounded, and its size checked: on a 32-bit host the
-	 * product wraps from a 716 MiB program on.
+	 * A row takes an opcode byte at least, so the program's size bounds
+	 * the rows: room for that many is made once (compilers' rows take
+	 * about 3.5 bytes, and growing by doubling copied the rows of the
+	 * larger units twice), and what is left returned after.  Bounded all
+	 * the same: a hostile length must not reserve gigabytes, and on a
+	 * 32-bit host the product wraps from a 179 MiB program on.
 	 */
-	guess = MIN((size_t)(c.end - c.p) / 4, DWLINE_ROWS_AT_ONCE);
+	guess = MIN((size_t)(c.end - c.p), DWLINE_ROWS_AT_ONCE);
 	if (!t->alloc_rows && guess > 16) {
 		t->alloc_rows = guess;
 		t->rows = xrealloc(NULL, guess, sizeof(*t->rows));
 	}
 	if (!run(&c, &h, addr_size, t))
 		return false;
+	if (t->nr_rows && t->alloc_rows > t->nr_rows) {
+		t->rows = xrealloc(t->rows, t->nr_rows, sizeof(*t->rows));
+		t->alloc_rows = t->nr_rows;
+	}
 	dwline_sort(t);
 	return true;
 }
@@ -509,13 +542,15 @@ static int run_cmp(const void *a, const void *b, void *arg)
 /*
  * Sequences come in any order, each in address order: ordering the
  * sequences orders the rows by address, unless they overlap (then false).
- * The runs are cut where the address falls.
+ * The runs are cut where the address falls, so each is in address order
+ * and the whole is when each run starts at or after the last row before.
  */
 static bool sort_runs(struct dwline *t)
 {
 	struct run *runs = NULL;
 	struct dwline_row *out;
 	size_t nr = 0, alloc = 0, i, k = 0;
+	bool ordered = true;
 
 	for (i = 0; i < t->nr_rows; i++) {
 		if (!i || t->rows[i - 1].end || t->rows[i].addr < t->rows[i - 1].addr) {
@@ -527,6 +562,8 @@ static bool sort_runs(struct dwline *t)
 	sort(runs, nr, sizeof(*runs), run_cmp, NULL);
 	out = xmalloc(t->nr_rows * sizeof(*out));
 	for (i = 0; i < nr; i++) {
+		if (k && out[k - 1].addr > runs[i].addr)
+			ordered = false;
 		memcpy(out + k, t->rows + runs[i].first, runs[i].nr * sizeof(*out));
 		k += runs[i].nr;
 	}
@@ -534,7 +571,7 @@ static bool sort_runs(struct dwline *t)
 	free(t->rows);
 	t->rows = out;
 	t->alloc_rows = t->nr_rows;
-	return by_addr(t->rows, t->nr_rows);
+	return ordered;
 }
 
 /*

@@ -37,15 +37,35 @@ static inline u64 dw_uint(struct dwcur *c, u32 n)
 
 	if (!dw_need(c, n))
 		return 0;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	/* the sizes forms have, in the host's order: a load, not a loop */
+	if (!c->big && (n == 2 || n == 4 || n == 8)) {
+		u16 v16;
+		u32 v32;
+
+		if (n == 2)
+			v = (memcpy(&v16, c->p, 2), v16);
+		else if (n == 4)
+			v = (memcpy(&v32, c->p, 4), v32);
+		else
+			memcpy(&v, c->p, 8);
+		c->p += n;
+		return v;
+	}
+#endif
 	for (i = 0; i < n; i++)
 		v |= (u64)c->p[c->big ? n - 1 - i : i] << (8 * i);
 	c->p += n;
 	return v;
 }
 
+/* A byte: a bad cursor is at its end (dw_need() puts it there). */
 static inline u8 dw_u8(struct dwcur *c)
 {
-	return dw_uint(c, 1);
+	if (c->p < c->end)
+		return *c->p++;
+	c->bad = true;
+	return 0;
 }
 
 /*

@@ -935,19 +935,18 @@ static void test_hostile(const struct prog *orig, const char *what)
 }
 
 /*
- * Room for rows is made once, for a quarter of the program's bytes.  On a
- * 32-bit host, 24-byte rows for a quarter of a 716 MiB program wrap the
- * allocation's size; here, a 64-bit unit length claiming 2.7 EiB (the
- * section's size says as much, and only its first bytes are read: the
- * program is refused at its fourth opcode) makes the same product wrap
- * to 8 bytes.  The three rows before then must fit what was allocated
- * (ASan), and no guess of the decoder's may ask for more than
- * DWLINE_ROWS_AT_ONCE rows at once.
+ * Room for rows is made once, a row for each of the program's bytes.  On
+ * a 32-bit host, 24-byte rows for a 179 MiB program wrap the allocation's
+ * size; here, a 64-bit unit length claiming 0.7 EiB (the section's size
+ * says as much, and only its first bytes are read: the program is refused
+ * at its fourth opcode) makes the same product wrap to 8 bytes.  The
+ * three rows before then must fit what was allocated (ASan), and no guess
+ * of the decoder's may ask for more than DWLINE_ROWS_AT_ONCE rows at once.
  */
 static void test_huge_program(void)
 {
 	size_t rows = SIZE_MAX / sizeof(struct dwline_row) + 1; /* rows * size wraps */
-	u64 prog_bytes = (u64)rows * 4, unit_len;
+	u64 prog_bytes = (u64)rows, unit_len;
 	struct dwline t = { 0 };
 	struct dwline_secs s;
 	struct prog p = { .n = 0 };
@@ -975,8 +974,7 @@ static void test_huge_program(void)
 	ok(!dwline_read(&s, 0, 8, NULL, &t), "a program claiming %llu bytes: refused at its end",
 	   (unsigned long long)prog_bytes);
 	ok(t.alloc_rows <= DWLINE_ROWS_AT_ONCE && t.nr_rows == 3,
-	   "its 3 rows in room for %zu, not for a quarter of its claimed bytes (%zu, %zu bytes "
-	   "wrapped)",
+	   "its 3 rows in room for %zu, not for a row per claimed byte (%zu, %zu bytes wrapped)",
 	   t.alloc_rows, rows, rows * sizeof(struct dwline_row));
 	dwline_free(&t);
 	free(copy);
