@@ -88,6 +88,70 @@ static void test_unique(void)
 	is_u64(iv_sort_unique(NULL, 0, sizeof(v[0]), NULL, NULL), 0, "an empty array is fine");
 }
 
+/* Ties by end, longest first (as symbols prefer one), or none. */
+static int end_cmp(const void *a, const void *b, void *arg)
+{
+	const struct item *x = a, *y = b;
+
+	(void)arg;
+	return x->end < y->end ? 1 : x->end > y->end ? -1 : 0;
+}
+
+/* The reference order: start, the tie-break, then input order (a stable sort). */
+static int ref_cmp(const void *a, const void *b, void *arg)
+{
+	const struct item *x = a, *y = b;
+	int d;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	d = arg ? end_cmp(a, b, NULL) : 0;
+	return d ? d : x->tag < y->tag ? -1 : x->tag > y->tag;
+}
+
+/*
+ * Large arrays take the radix path: the same elements, in the same order,
+ * as a stable comparison sort keeping the first of each start, with and
+ * without a tie-break, for starts sharing their top bytes, starts of any
+ * 64 bits, and many ties.
+ */
+static void test_unique_large(void)
+{
+	u32 seed = 11, round, bad = 0, cases = 0;
+
+	for (round = 0; round < 120; round++) {
+		u32 n = 200 + rnd(&seed) % 3000, i, kind = round % 3;
+		struct item *v = xcalloc(n, sizeof(*v)), *w = xcalloc(n, sizeof(*w));
+		bool tie = round & 1;
+		size_t got, want = 0;
+
+		for (i = 0; i < n; i++) {
+			u64 r = ((u64)rnd(&seed) << 40) ^ ((u64)rnd(&seed) << 20) ^ rnd(&seed);
+
+			v[i].start = kind == 0	 ? 0xffff800008000000ULL + r % 0x1000000
+				     : kind == 1 ? r * 0x9e3779b97f4a7c15ULL
+						 : 0x400000 + rnd(&seed) % (n / 4 + 1);
+			v[i].end = v[i].start + 1 + rnd(&seed) % 4;
+			v[i].tag = i;
+		}
+		memcpy(w, v, n * sizeof(*v));
+		qsort_r(w, n, sizeof(*w), ref_cmp, tie ? w : NULL);
+		for (i = 0; i < n; i++)
+			if (!want || w[want - 1].start != w[i].start)
+				w[want++] = w[i];
+		got = iv_sort_unique(v, n, sizeof(*v), tie ? end_cmp : NULL, NULL);
+		cases++;
+		if (got != want || memcmp(v, w, want * sizeof(*v)))
+			bad++;
+		free(v);
+		free(w);
+	}
+	ok(!bad,
+	   "%u large arrays, with and without a tie-break: as a stable sort keeps them "
+	   "(%u differ)",
+	   cases, bad);
+}
+
 /* A function enclosing more than 8 local labels (the old window's size). */
 static void test_nested_symbols(void)
 {
@@ -274,6 +338,7 @@ int main(void)
 {
 	test_random();
 	test_unique();
+	test_unique_large();
 	test_nested_symbols();
 	test_many_maps();
 	test_kernel_and_jit();
