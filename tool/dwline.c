@@ -594,6 +594,26 @@ static void sort_ties(struct dwline *t)
 }
 
 /*
+ * Rows in program order already in libdw's: by address, and no sequence's
+ * end after another row at its address (the rows of one address then come
+ * as ends, then the others, each kind in program order).  One pass, where
+ * by_addr() and sort_ties() are two; most units of user space programs
+ * are so.
+ */
+static bool in_order(const struct dwline_row *r, size_t n)
+{
+	size_t i;
+
+	for (i = 1; i < n; i++) {
+		if (r[i].addr > r[i - 1].addr)
+			continue;
+		if (r[i].addr < r[i - 1].addr || (r[i].end && !r[i - 1].end))
+			return false;
+	}
+	return true;
+}
+
+/*
  * The order is total (program order breaks ties), so ordering sequences
  * and then ties gives the one table a sort of all rows gives.
  */
@@ -601,9 +621,11 @@ void dwline_sort(struct dwline *t)
 {
 	if (!t->nr_rows)
 		return;
-	if (!by_addr(t->rows, t->nr_rows) && !sort_runs(t))
-		sort(t->rows, t->nr_rows, sizeof(*t->rows), row_cmp, NULL);
-	sort_ties(t);
+	if (!in_order(t->rows, t->nr_rows)) {
+		if (!by_addr(t->rows, t->nr_rows) && !sort_runs(t))
+			sort(t->rows, t->nr_rows, sizeof(*t->rows), row_cmp, NULL);
+		sort_ties(t);
+	}
 	/* the last row ends a sequence, as libdw makes it (compilers forget) */
 	t->rows[t->nr_rows - 1].end = true;
 }

@@ -880,6 +880,41 @@ static void test_overlap(void)
 }
 
 /*
+ * A sequence ending at its last row's address, the rows otherwise in
+ * order: libdw puts the end first at that address, so the row is found
+ * there; left in program order the end would hide it.
+ */
+static void test_end_at_row(void)
+{
+	struct prog p;
+	struct dwline_secs s;
+	struct dwline t = { 0 };
+	u32 hlen_at, prog_at;
+	char got[64];
+
+	p.n = 4;
+	hlen_at = header_v4_a_c(&p, 4);
+	prog_at = p.n;
+	set_address(&p, 0x2000);
+	put8(&p, DW_LNS_copy); /* 0x2000 line 1 */
+	advance_pc(&p, 4);
+	advance_line(&p, 1);
+	put8(&p, DW_LNS_copy); /* 0x2004 line 2 */
+	end_sequence(&p); /* 0x2004 */
+	set_address(&p, 0x3000); /* not the table's last row, which always ends */
+	put8(&p, DW_LNS_copy);
+	advance_pc(&p, 4);
+	end_sequence(&p);
+	finish(&p, hlen_at, prog_at);
+	s = secs_of(&p);
+	ok(dwline_read(&s, 0, 8, NULL, &t) && t.nr_rows == 5 && t.rows[1].end && !t.rows[2].end,
+	   "an end at its last row's address: decoded, the end before the row");
+	at(&t, 0x2004, got, sizeof(got));
+	is_buf(got, "a.c:2", "0x2004: the row, as libdw finds it");
+	dwline_free(&t);
+}
+
+/*
  * Hostile inputs: every truncation refused (the unit's length says more),
  * every byte replaced by values that break lengths, LEB128s and indices:
  * decoded or refused, never read out of bounds (ASan), rows never more
@@ -993,6 +1028,7 @@ static void test_programs(void)
 	check_lookups(&p4, "DWARF 4 program", "inc/b.h:10");
 	check_lookups(&p5, "DWARF 5 program (line_strp, string, udata, data16)", "inc/b.h:10");
 	test_overlap();
+	test_end_at_row();
 	test_huge_program();
 	test_hostile(&p4, "DWARF 4 program");
 	test_hostile(&p5, "DWARF 5 program");
