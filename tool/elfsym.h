@@ -78,7 +78,7 @@ struct dso {
 	u32 build_id_len;
 	char *debuglink;
 	u32 debuglink_crc;
-	bool has_symtab;
+	bool has_symtab; /* a .symtab: local functions have symbols too */
 	bool syms_loaded;
 	enum dso_symsrc symsrc;
 	char *symsrc_path; /* file the symbols came from */

@@ -209,6 +209,8 @@ static void read_symbols(struct kmod *m)
 	int n = dwfl_module_getsymtab(m->mod), i;
 	GElf_Xword size;
 	GElf_Addr addr;
+	Dwarf_Addr bias;
+	Elf *elf;
 
 	for (i = 1; i < n; i++) {
 		const char *s = code_at(m, i, &addr, &size);
@@ -217,6 +219,9 @@ static void read_symbols(struct kmod *m)
 			dso_add_sym(m->d, addr, addr + (size ? size : 1), s, 0);
 	}
 	dso_sort_syms(m->d);
+	/* libdwfl reads the file's own .symtab first: then local functions are all there */
+	elf = dwfl_module_getelf(m->mod, &bias);
+	m->d->has_symtab = elf && elf_has_section(elf, ".symtab");
 }
 
 bool kmod_note_build_id(const char *buf, size_t len, u8 *id, u32 *id_len)

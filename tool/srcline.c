@@ -826,20 +826,26 @@ static bool walk_all_trees(struct dso *d, struct dso_dwarf *dd, struct unit *u)
 }
 
 /*
- * Whether @vaddr, in no function of @u, is at the entry of one: the ELF
- * symbol containing it holds the start of one of the unit's functions
- * further on.  A kernel built for ftrace (-fpatchable-function-entry) has
- * NOPs at each function's symbol that its DIE starts after; in an arm64
- * profile one address in seven was there.  A nested function has a symbol
- * of its own, in which no function of the table starts, so such an
- * address still has every tree read for it.
+ * Whether @vaddr, in no function of @u, cannot be in a nested one either.
+ * A nested function's code has a symbol of its own (a local one), in
+ * which no function of the table starts.  So when the symbol containing
+ * the address holds the start of one of the unit's functions further on,
+ * the address is that function's entry: a kernel built for ftrace
+ * (-fpatchable-function-entry) has NOPs at each function's symbol that
+ * its DIE starts after (one address in seven of an arm64 profile).  And
+ * where no symbol of a full table contains it, it is padding between
+ * functions (a report looks up the byte before a return address, which
+ * after a call to a function that does not return is the next function's
+ * start).  Otherwise every tree of the unit is read for it.
  */
-static bool at_func_entry(struct dso *d, struct dso_dwarf *dd, struct unit *u, u64 vaddr)
+static bool not_nested(struct dso *d, struct dso_dwarf *dd, struct unit *u, u64 vaddr)
 {
 	const struct dso_sym *s = dso_find(d, vaddr + dd->bias);
 	u32 f;
 
-	if (!s || s->end - dd->bias <= vaddr)
+	if (!s)
+		return d->has_symtab;
+	if (s->end - dd->bias <= vaddr)
 		return false;
 	f = lower_bound(u->funcs, u->nr_funcs, sizeof(*u->funcs), offsetof(struct fn_range, start),
 			vaddr + 1);
@@ -853,7 +859,7 @@ static u32 unit_node(struct dso *d, struct dso_dwarf *dd, struct unit *u, u64 va
 	u32 f, r;
 
 	f = iv_find(&u->index, u->funcs, sizeof(*u->funcs), vaddr);
-	if (f == IV_NONE && at_func_entry(d, dd, u, vaddr))
+	if (f == IV_NONE && not_nested(d, dd, u, vaddr))
 		return IV_NONE;
 	if (f == IV_NONE && walk_all_trees(d, dd, u))
 		f = iv_find(&u->index, u->funcs, sizeof(*u->funcs), vaddr);

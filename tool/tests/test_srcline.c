@@ -500,7 +500,9 @@ static void test_entry_gap(bool sections)
 	ok(!fx_sh("gcc -O2 -g %s -S -I%s/fixtures %s/fixtures/fx_inline.c "
 		  "-o %s.s && F=$(grep -m1 '^[[:space:]]*[.]file 1 ' %s.s) && "
 		  "awk -v f=\"$F\" '$0 == f { next } { print } /^fx_outer:$/ { print f; "
-		  "print \"\\t.loc 1 7 0\\n\\tnop\\n\\tnop\" }' %s.s > %s2.s && "
+		  "print \"\\t.loc 1 7 0\\n\\tnop\\n\\tnop\" } "
+		  "/^[[:space:]]*[.]size[[:space:]]+fx_outer,/ { print \"\\t.skip 8\" }' "
+		  "%s.s > %s2.s && "
 		  "gcc -g %s2.s -o %s",
 		  sections ? "-ffunction-sections" : "", TEST_SRCDIR, TEST_SRCDIR, name, name, name,
 		  name, name, name),
@@ -525,9 +527,28 @@ static void test_entry_gap(bool sections)
 	   "%s: the NOPs before fx_outer's DWARF: fx_outer, the line table's line 7", name);
 	if (!s || !ours.buf || strcmp(ours.buf, want.buf))
 		printf("# got:\n%s# want:\n%s", ours.buf ? ours.buf : "", want.buf ? want.buf : "");
+	/* 8 bytes after fx_outer's symbol: padding, in the unit's .text range */
+	if (s && !sections) {
+		char *line = fx_out("addr2line -e %s 0x%llx | sed 's/ (discriminator [0-9]*)//'",
+				    bin, (unsigned long long)s->end);
+
+		sbuf_free(&ours);
+		sbuf_free(&want);
+		lt_block(&t, res_user(&t.r, LT_PID, 0, lt_addr(t.d, s->end)), &ours);
+		sbuf_printf(&want, "0x%016llx\n[%s]\n%s", (unsigned long long)s->end, name,
+			    line ? line : "");
+		free(line);
+	}
+	if (!sections) {
+		ok(s && ours.buf && want.buf && !strcmp(ours.buf, want.buf),
+		   "%s: the padding after fx_outer's symbol: no function, addr2line's line", name);
+		if (!s || !ours.buf || !want.buf || strcmp(ours.buf, want.buf))
+			printf("# got:\n%s# want:\n%s", ours.buf ? ours.buf : "",
+			       want.buf ? want.buf : "");
+	}
 	dso_src_counts(t.d, &how);
 	ok(!how.trees_scanned && !how.trees_walked,
-	   "%s: no function's tree read for them (%u scanned, %u walked)", name, how.trees_scanned,
+	   "%s: no function's tree read for any (%u scanned, %u walked)", name, how.trees_scanned,
 	   how.trees_walked);
 	sbuf_free(&ours);
 	sbuf_free(&want);
@@ -1050,6 +1071,17 @@ static void test_kernel_image(void)
 		   strstr(theirs, "fx_kasm.S:"),
 	   "addr2line names both kdup files and the entry code's");
 	kinner_alone(&r);
+	{
+		u32 ki = kmods_index(&r.kmods, KMOD_KERNEL), id_len;
+		const struct dso *kd = NULL;
+		const char *kname;
+		const u8 *id;
+
+		if (ki != UINT32_MAX)
+			kd = kmods_module(&r.kmods, ki, &kname, &id, &id_len);
+		/* then an address in no symbol is in no nested function: no tree is read for it */
+		ok(kd && kd->has_symtab, "the vmlinux's functions come from its .symtab");
+	}
 	differ = blocks_differ(ours.buf, theirs, "kernel");
 	ok(n > 100 && lines == n && with_inline > 10 && !differ,
 	   "kernel code: %u addresses (%u with lines, %u with inline frames), %u differ from "
