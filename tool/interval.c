@@ -30,45 +30,6 @@ static int iv_cmp(const void *a, const void *b, void *argp)
 /* Below this many elements a comparison sort is as quick. */
 #define RADIX_MIN 256
 
-struct key {
-	u64 start;
-	size_t i; /* the element's index */
-};
-
-/*
- * @n keys in @k by start, stably: a pass per byte of the starts, skipping
- * the bytes all starts share (an object's addresses share their top
- * bytes).  @tmp holds @n keys; the result is in @k.
- */
-static void radix_keys(struct key *k, struct key *tmp, size_t n)
-{
-	size_t count[8][256];
-	size_t i, b, sum;
-	struct key *from = k, *to = tmp, *t;
-
-	memset(count, 0, sizeof(count));
-	for (i = 0; i < n; i++)
-		for (b = 0; b < 8; b++)
-			count[b][(k[i].start >> (8 * b)) & 0xff]++;
-	for (b = 0; b < 8; b++) {
-		if (count[b][(k[0].start >> (8 * b)) & 0xff] == n)
-			continue;
-		for (i = 0, sum = 0; i < 256; i++) {
-			size_t c = count[b][i];
-
-			count[b][i] = sum;
-			sum += c;
-		}
-		for (i = 0; i < n; i++)
-			to[count[b][(from[i].start >> (8 * b)) & 0xff]++] = from[i];
-		t = from;
-		from = to;
-		to = t;
-	}
-	if (from != k)
-		memcpy(k, from, n * sizeof(*k));
-}
-
 /*
  * The first of each start in the order (start, @cmp, input order), as a
  * stable sort by iv_cmp() and a pass keeping the first of each start
@@ -78,16 +39,16 @@ static void radix_keys(struct key *k, struct key *tmp, size_t n)
  */
 static size_t radix_unique(void *base, size_t n, size_t size, sort_cmp_fn cmp, void *arg)
 {
-	struct key *k = xmalloc(n * sizeof(*k)), *tmp = xmalloc(n * sizeof(*tmp));
+	struct u64key *k = xmalloc(n * sizeof(*k)), *tmp = xmalloc(n * sizeof(*tmp));
 	char *p = base, *out = xmalloc(n * size);
 	size_t i, g, best, nr = 0;
 
 	for (i = 0; i < n; i++)
-		k[i] = (struct key){ iv_at(base, size, i)->start, i };
-	radix_keys(k, tmp, n);
+		k[i] = (struct u64key){ iv_at(base, size, i)->start, (u32)i };
+	radix_sort(k, tmp, n);
 	for (i = 0; i < n; i = g) {
 		best = k[i].i;
-		for (g = i + 1; g < n && k[g].start == k[i].start; g++)
+		for (g = i + 1; g < n && k[g].key == k[i].key; g++)
 			if (cmp && cmp(p + k[g].i * size, p + best * size, arg) < 0)
 				best = k[g].i;
 		memcpy(out + nr++ * size, p + best * size, size);
@@ -105,7 +66,7 @@ size_t iv_sort_unique(void *base, size_t n, size_t size, sort_cmp_fn cmp, void *
 	char *p = base;
 	size_t i, k = 0;
 
-	if (n >= RADIX_MIN)
+	if (n >= RADIX_MIN && n <= UINT32_MAX)
 		return radix_unique(base, n, size, cmp, arg);
 	sort(base, n, size, iv_cmp, &s);
 	for (i = 0; i < n; i++) {

@@ -19,8 +19,13 @@
 /* /lib/modules/RELEASE is some 6 levels deep; beyond this, a loop of bind mounts. */
 #define KMOD_MAX_DEPTH 12
 #define KMOD_MAX_FILES (1U << 20)
-/* kmods_func(): the name belongs to several functions */
-#define SYM_AMBIGUOUS UINT64_MAX
+/* A function's name, for kmods_func(): the name's hash first, then its symbol. */
+struct fn_name {
+	u64 hash;
+	const char *name; /* libdwfl's (the file's string table); NULL: the stored symbol's */
+	u32 sym; /* index in the syms of kmod_dso(); UINT32_MAX: not a function start */
+	u64 addr; /* of the symbol that gave the name */
+};
 
 struct kmod {
 	char *name;
@@ -38,7 +43,9 @@ struct kmod {
 	bool id_checked;
 	bool same_build; /* the file's build-id is the known one of the build that ran */
 	u32 name_id; /* in kmods.strs */
-	struct u64map syms; /* function name's id -> index in the syms of kmod_dso() */
+	struct fn_name *names; /* the functions' names, by hash (index_syms()) */
+	u32 nr_names;
+	u32 alloc_names;
 	bool image; /* the kernel image (KMOD_KERNEL), not a module */
 	bool offset_known;
 	u64 offset; /* image: kallsyms address less vmlinux address */
@@ -203,7 +210,19 @@ static const char *code_at(const struct kmod *m, int i, GElf_Addr *addr, GElf_Xw
 	return s;
 }
 
-/* The file's functions, at the addresses libdwfl gave its sections. */
+static void add_name(struct kmod *m, const char *name, u64 addr)
+{
+	VEC_GROW(m->names, m->nr_names, m->alloc_names);
+	m->names[m->nr_names++] = (struct fn_name){ .hash = hash_bytes(name, strlen(name), 0),
+						    .name = name,
+						    .addr = addr };
+}
+
+/*
+ * The file's functions, at the addresses libdwfl gave its sections; every
+ * name kept for index_syms() (the dso keeps one name of aliases, memset
+ * and __memset), so that the table is walked once.
+ */
 static void read_symbols(struct kmod *m)
 {
 	int n = dwfl_module_getsymtab(m->mod), i;
@@ -215,8 +234,10 @@ static void read_symbols(struct kmod *m)
 	for (i = 1; i < n; i++) {
 		const char *s = code_at(m, i, &addr, &size);
 
-		if (s)
-			dso_add_sym(m->d, addr, addr + (size ? size : 1), s, 0);
+		if (!s)
+			continue;
+		dso_add_sym(m->d, addr, addr + (size ? size : 1), s, 0);
+		add_name(m, s, addr);
 	}
 	dso_sort_syms(m->d);
 	/* libdwfl reads the file's own .symtab first: then local functions are all there */
@@ -403,6 +424,7 @@ static void kmod_close(struct kmod *m)
 	m->dwfl = NULL;
 	m->mod = NULL;
 	m->same_build = false;
+	m->nr_names = 0; /* they were libdwfl's */
 }
 
 /* The dso a module's frames resolve in: its .ko, else what the capture stores. */
@@ -442,49 +464,51 @@ static struct kmod *kmod_find(const struct kmods *k, const char *module)
 	return i == UINT32_MAX ? NULL : k->mods[i];
 }
 
-/* @name -> the function at @addr; a name at two addresses names none. */
-static void index_name(struct kmods *k, struct kmod *m, const char *name, u64 addr)
-{
-	struct dso *d = kmod_dso(m);
-	const struct dso_sym *s = dso_find(d, addr);
-	u64 idx;
-	u32 id;
-
-	if (!s || s->start != addr)
-		return;
-	id = strtab_intern(&k->strs, name);
-	if (u64map_get(&m->syms, id, &idx) && (idx == SYM_AMBIGUOUS || d->syms[idx].start != addr))
-		u64map_put(&m->syms, id, SYM_AMBIGUOUS);
-	else
-		u64map_put(&m->syms, id, s - d->syms);
-}
-
 /*
  * Index the functions of the dso the module's frames resolve in, by name:
- * from the file's own symbol table, whose aliases (memset, __memset) the
- * dso keeps one of, else from what the capture stores.  A name several
- * functions have (static ones) names none of them.
+ * the names of the file's own symbol table (read_symbols() kept them),
+ * else what the capture stores; each name that is a function's start, by
+ * hash (a radix sort: a vmlinux has 190 000 names, a map of interned
+ * copies of them took a tenth of a kernel report).
  */
-static void index_syms(struct kmods *k, struct kmod *m)
+static void index_syms(struct kmod *m)
 {
 	struct dso *d = kmod_dso(m);
-	GElf_Xword size;
-	GElf_Addr addr;
-	int n, i;
-	u32 j;
+	struct u64key *key, *tmp;
+	struct fn_name *sorted;
+	u32 i, k = 0;
 
-	if (m->d) {
-		n = dwfl_module_getsymtab(m->mod);
-		for (i = 1; i < n; i++) {
-			const char *s = code_at(m, i, &addr, &size);
+	if (!m->d) {
+		m->nr_names = 0;
+		for (i = 0; d && i < d->nr_syms; i++) {
+			const char *name = dso_sym_name(d, &d->syms[i]);
 
-			if (s)
-				index_name(k, m, s, addr);
+			add_name(m, name, d->syms[i].start);
+			m->names[i].name = NULL; /* the pool may grow: asked for again */
 		}
-		return;
 	}
-	for (j = 0; d && j < d->nr_syms; j++)
-		index_name(k, m, dso_sym_name(d, &d->syms[j]), d->syms[j].start);
+	for (i = 0; i < m->nr_names; i++) {
+		const struct dso_sym *s = dso_find(d, m->names[i].addr);
+
+		if (s && s->start == m->names[i].addr) {
+			m->names[k] = m->names[i];
+			m->names[k++].sym = s - d->syms;
+		}
+	}
+	m->nr_names = k;
+	key = xmalloc((k ? k : 1) * sizeof(*key));
+	tmp = xmalloc((k ? k : 1) * sizeof(*tmp));
+	sorted = xmalloc((k ? k : 1) * sizeof(*sorted));
+	for (i = 0; i < k; i++)
+		key[i] = (struct u64key){ m->names[i].hash, i };
+	radix_sort(key, tmp, k);
+	for (i = 0; i < k; i++)
+		sorted[i] = m->names[key[i].i];
+	free(m->names);
+	m->names = sorted;
+	m->alloc_names = k ? k : 1;
+	free(tmp);
+	free(key);
 }
 
 /*
@@ -542,7 +566,7 @@ static void kmod_look(struct kmods *k, struct kmod *m)
 	if (m->stored && !m->d)
 		pr_debug("%s: %u functions from the capture", w, m->stored->nr_syms);
 	free(w);
-	index_syms(k, m);
+	index_syms(m);
 }
 
 static struct kmod *kmod_get(struct kmods *k, const char *module)
@@ -585,16 +609,32 @@ u32 kmods_index(const struct kmods *k, const char *module)
 	return kmod_index(k, module);
 }
 
+/* The function named @func; a name at two addresses (static functions) names none. */
 const struct dso_sym *kmods_func(const struct kmods *k, u32 i, const char *func)
 {
-	struct kmod *m = k->mods[i];
+	const struct kmod *m = k->mods[i];
 	struct dso *d = kmod_dso(m);
-	u32 id = strtab_find(&k->strs, func);
-	u64 idx;
+	u64 h = hash_bytes(func, strlen(func), 0);
+	u32 lo = 0, hi = m->nr_names, found = UINT32_MAX;
 
-	if (!d || id == UINT32_MAX || !u64map_get(&m->syms, id, &idx) || idx == SYM_AMBIGUOUS)
-		return NULL;
-	return &d->syms[idx];
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+
+		if (m->names[mid].hash < h)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; d && lo < m->nr_names && m->names[lo].hash == h; lo++) {
+		const struct fn_name *n = &m->names[lo];
+
+		if (strcmp(n->name ? n->name : dso_sym_name(d, &d->syms[n->sym]), func))
+			continue;
+		if (found != UINT32_MAX && d->syms[found].start != d->syms[n->sym].start)
+			return NULL;
+		found = n->sym;
+	}
+	return found == UINT32_MAX ? NULL : &d->syms[found];
 }
 
 bool kmods_locate(struct kmods *k, const char *module, const char *func, u64 off, struct dso **d,
@@ -712,7 +752,7 @@ void kmods_free(struct kmods *k)
 		dso_free(m->stored);
 		if (m->dwfl)
 			dwfl_end(m->dwfl);
-		u64map_free(&m->syms);
+		free(m->names);
 		free(m->name);
 		free(m);
 	}

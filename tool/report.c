@@ -755,11 +755,6 @@ void stack_names_free(struct stack_names *sn)
 	memset(sn, 0, sizeof(*sn));
 }
 
-struct sort_ent {
-	u64 key;
-	u32 sample;
-};
-
 struct sort_ctx {
 	const struct stack_names *sn;
 	const struct stack_order *o;
@@ -767,7 +762,7 @@ struct sort_ctx {
 	u32 per_key; /* depths per key */
 	u32 ended; /* the rank of "no frame here" */
 	u8 *same;
-	struct sort_ent *tmp; /* room for the radix sort's passes */
+	struct u64key *tmp; /* room for the radix sort's passes */
 };
 
 /* The rank of @sample's name at depth @k. */
@@ -780,54 +775,8 @@ static inline u32 level_rank(const struct sort_ctx *c, u32 sample, u32 k)
 	return (k + 1 == n ? c->o->rank_last : c->o->rank_mid)[stack_name(c->sn, sample, k)];
 }
 
-static int key_cmp(const void *a, const void *b, void *arg)
-{
-	const struct sort_ent *x = a, *y = b;
-
-	(void)arg;
-	return x->key < y->key ? -1 : x->key > y->key;
-}
-
-/*
- * Sort @n entries by key, stably: a byte per pass from the lowest, skipping
- * the bytes every key shares (packed ranks leave the high ones zero).  A
- * comparison sort calls a function twenty times per entry for a million.
- */
-static void radix_sort(struct sort_ent *e, struct sort_ent *tmp, u32 n)
-{
-	u32 count[8][256];
-	struct sort_ent *from = e, *to = tmp, *swap;
-	u32 i, b, pos, c;
-
-	if (n < 64) {
-		sort(e, n, sizeof(*e), key_cmp, NULL);
-		return;
-	}
-	memset(count, 0, sizeof(count));
-	for (i = 0; i < n; i++)
-		for (b = 0; b < 8; b++)
-			count[b][e[i].key >> (8 * b) & 0xff]++;
-	for (b = 0; b < 8; b++) {
-		if (count[b][from[0].key >> (8 * b) & 0xff] == n)
-			continue; /* one value: the pass would move nothing */
-		for (pos = 0, c = 0; c < 256; c++) {
-			u32 k = count[b][c];
-
-			count[b][c] = pos;
-			pos += k;
-		}
-		for (i = 0; i < n; i++)
-			to[count[b][from[i].key >> (8 * b) & 0xff]++] = from[i];
-		swap = from;
-		from = to;
-		to = swap;
-	}
-	if (from != e)
-		memcpy(e, from, n * sizeof(*e));
-}
-
 /* Sort @n entries (with equal ranks above @depth) by the depths from @depth on. */
-static void sort_from(struct sort_ctx *c, struct sort_ent *e, u32 first, u32 n, u32 depth)
+static void sort_from(struct sort_ctx *c, struct u64key *e, u32 first, u32 n, u32 depth)
 {
 	u32 i, j, k;
 
@@ -836,7 +785,7 @@ static void sort_from(struct sort_ctx *c, struct sort_ent *e, u32 first, u32 n, 
 			e[first + i].key = 0;
 			for (k = 0; k < c->per_key; k++)
 				e[first + i].key = e[first + i].key << c->bits |
-						   level_rank(c, e[first + i].sample, depth + k);
+						   level_rank(c, e[first + i].i, depth + k);
 		}
 		radix_sort(e + first, c->tmp, n);
 		/* runs of equal keys: done if their stacks have ended, else the next depths */
@@ -845,9 +794,8 @@ static void sort_from(struct sort_ctx *c, struct sort_ent *e, u32 first, u32 n, 
 				;
 			if (j - i < 2)
 				continue;
-			if (level_rank(c, e[first + i].sample, depth + c->per_key - 1) ==
-				    c->ended &&
-			    stack_len(c->sn, e[first + i].sample) < depth + c->per_key) {
+			if (level_rank(c, e[first + i].i, depth + c->per_key - 1) == c->ended &&
+			    stack_len(c->sn, e[first + i].i) < depth + c->per_key) {
 				for (k = i + 1; k < j; k++)
 					c->same[first + k] = 1;
 			} else if (j - i == n) {
@@ -866,7 +814,7 @@ u32 *stack_sort(const struct stack_names *sn, const struct stack_order *o, u8 **
 {
 	u32 n = sn->rep->nr_samples, i, *order;
 	struct sort_ctx c = { .sn = sn, .o = o };
-	struct sort_ent *e;
+	struct u64key *e;
 
 	c.ended = o->ended_last ? o->max_rank + 1 : 0;
 	for (c.bits = 1; c.bits < 32 && (o->max_rank + 1) >> c.bits; c.bits++)
@@ -876,12 +824,12 @@ u32 *stack_sort(const struct stack_names *sn, const struct stack_order *o, u8 **
 	e = xmalloc(sizeof(*e) * (n ? n : 1));
 	c.tmp = xmalloc(sizeof(*c.tmp) * (n ? n : 1));
 	for (i = 0; i < n; i++)
-		e[i].sample = i;
+		e[i].i = i;
 	sort_from(&c, e, 0, n, 0);
 	free(c.tmp);
 	order = xmalloc(sizeof(*order) * (n ? n : 1));
 	for (i = 0; i < n; i++)
-		order[i] = e[i].sample;
+		order[i] = e[i].i;
 	free(e);
 	*same = c.same;
 	return order;

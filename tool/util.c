@@ -460,6 +460,53 @@ void sort(void *base, size_t nmemb, size_t size, sort_cmp_fn cmp, void *arg)
 		qsort_r(base, nmemb, size, cmp, arg);
 }
 
+static int key_cmp(const void *a, const void *b, void *arg)
+{
+	const struct u64key *x = a, *y = b;
+
+	(void)arg;
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/*
+ * A byte per pass from the lowest, skipping the bytes every key shares (an
+ * object's addresses share their top bytes, packed ranks leave the high
+ * ones zero).  A comparison sort calls a function twenty times per entry
+ * for a million.
+ */
+void radix_sort(struct u64key *k, struct u64key *tmp, size_t n)
+{
+	size_t count[8][256];
+	size_t i, b, sum;
+	struct u64key *from = k, *to = tmp, *t;
+
+	if (n < 64) {
+		sort(k, n, sizeof(*k), key_cmp, NULL);
+		return;
+	}
+	memset(count, 0, sizeof(count));
+	for (i = 0; i < n; i++)
+		for (b = 0; b < 8; b++)
+			count[b][(k[i].key >> (8 * b)) & 0xff]++;
+	for (b = 0; b < 8; b++) {
+		if (count[b][(k[0].key >> (8 * b)) & 0xff] == n)
+			continue;
+		for (i = 0, sum = 0; i < 256; i++) {
+			size_t c = count[b][i];
+
+			count[b][i] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++)
+			to[count[b][(from[i].key >> (8 * b)) & 0xff]++] = from[i];
+		t = from;
+		from = to;
+		to = t;
+	}
+	if (from != k)
+		memcpy(k, from, n * sizeof(*k));
+}
+
 u32 strpool_addn(struct strpool *p, const char *s, size_t len)
 {
 	size_t off;

@@ -182,6 +182,15 @@ void strtab_free(struct strtab *t);
 typedef int (*sort_cmp_fn)(const void *a, const void *b, void *arg);
 void sort(void *base, size_t nmemb, size_t size, sort_cmp_fn cmp, void *arg);
 
+/* A key and the index of what it keys. */
+struct u64key {
+	u64 key;
+	u32 i;
+};
+
+/* Sort @n keys by key, stably, in linear time; @tmp has room for @n. */
+void radix_sort(struct u64key *k, struct u64key *tmp, size_t n);
+
 /*
  * A pool of names: NUL-terminated strings back to back, referred to by
  * offset (stable while the pool grows, unlike pointers).  Offset 0 is "".

@@ -843,18 +843,33 @@ static u32 header_v4_a_c(struct prog *p, u32 osize)
 	return hlen_at;
 }
 
+/* A DWARF 4 unit of a.c with 4-byte lengths; its program is to follow. */
+static void begin_v4(struct prog *p, u32 *hlen_at, u32 *prog_at)
+{
+	p->n = 4;
+	*hlen_at = header_v4_a_c(p, 4);
+	*prog_at = p->n;
+}
+
+/* The lengths filled in, the unit decoded into @t. */
+static bool decode_v4(struct prog *p, u32 hlen_at, u32 prog_at, struct dwline *t)
+{
+	struct dwline_secs s;
+
+	finish(p, hlen_at, prog_at);
+	s = secs_of(p);
+	return dwline_read(&s, 0, 8, NULL, t);
+}
+
 /* Two sequences overlapping: only a sort of every row orders them. */
 static void test_overlap(void)
 {
 	struct prog p;
-	struct dwline_secs s;
 	struct dwline t = { 0 };
 	u32 hlen_at, prog_at;
 	char got[64];
 
-	p.n = 4;
-	hlen_at = header_v4_a_c(&p, 4);
-	prog_at = p.n;
+	begin_v4(&p, &hlen_at, &prog_at);
 	set_address(&p, 0x1000);
 	put8(&p, DW_LNS_copy); /* 0x1000 line 1 */
 	advance_pc(&p, 8);
@@ -867,9 +882,7 @@ static void test_overlap(void)
 	put8(&p, DW_LNS_copy); /* 0x1004 line 100 */
 	advance_pc(&p, 8);
 	end_sequence(&p); /* 0x100c */
-	finish(&p, hlen_at, prog_at);
-	s = secs_of(&p);
-	ok(dwline_read(&s, 0, 8, NULL, &t), "overlapping sequences: decoded");
+	ok(decode_v4(&p, hlen_at, prog_at, &t), "overlapping sequences: decoded");
 	at(&t, 0x1006, got, sizeof(got));
 	is_buf(got, "a.c:100", "0x1006: the inner sequence's row");
 	at(&t, 0x100a, got, sizeof(got));
@@ -887,14 +900,11 @@ static void test_overlap(void)
 static void test_end_at_row(void)
 {
 	struct prog p;
-	struct dwline_secs s;
 	struct dwline t = { 0 };
 	u32 hlen_at, prog_at;
 	char got[64];
 
-	p.n = 4;
-	hlen_at = header_v4_a_c(&p, 4);
-	prog_at = p.n;
+	begin_v4(&p, &hlen_at, &prog_at);
 	set_address(&p, 0x2000);
 	put8(&p, DW_LNS_copy); /* 0x2000 line 1 */
 	advance_pc(&p, 4);
@@ -905,9 +915,7 @@ static void test_end_at_row(void)
 	put8(&p, DW_LNS_copy);
 	advance_pc(&p, 4);
 	end_sequence(&p);
-	finish(&p, hlen_at, prog_at);
-	s = secs_of(&p);
-	ok(dwline_read(&s, 0, 8, NULL, &t) && t.nr_rows == 5 && t.rows[1].end && !t.rows[2].end,
+	ok(decode_v4(&p, hlen_at, prog_at, &t) && t.nr_rows == 5 && t.rows[1].end && !t.rows[2].end,
 	   "an end at its last row's address: decoded, the end before the row");
 	at(&t, 0x2004, got, sizeof(got));
 	is_buf(got, "a.c:2", "0x2004: the row, as libdw finds it");
