@@ -486,7 +486,11 @@ bool dwline_read(const struct dwline_secs *s, u64 off, u32 addr_size, const char
 	}
 	if (!run(&c, &h, addr_size, t))
 		return false;
-	if (t->nr_rows && t->alloc_rows > t->nr_rows) {
+	if (!t->nr_rows) {
+		free(t->rows); /* a program of no rows keeps no room */
+		t->rows = NULL;
+		t->alloc_rows = 0;
+	} else if (t->alloc_rows > t->nr_rows) {
 		t->rows = xrealloc(t->rows, t->nr_rows, sizeof(*t->rows));
 		t->alloc_rows = t->nr_rows;
 	}

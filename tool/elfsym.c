@@ -479,6 +479,8 @@ static void load_table(struct dso *d, Elf *elf, Elf_Scn *scn, const GElf_Shdr *s
 		s->bind = GELF_ST_BIND(sym.st_info);
 		s->type = GELF_ST_TYPE(sym.st_info);
 		s->fs_off = FS_OFF_UNKNOWN;
+		if (!dynsym && s->bind == STB_LOCAL && s->type == STT_FUNC)
+			d->local_funcs = true;
 		s->name = strpool_add(&d->names, name);
 	}
 }

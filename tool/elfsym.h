@@ -78,7 +78,9 @@ struct dso {
 	u32 build_id_len;
 	char *debuglink;
 	u32 debuglink_crc;
-	bool has_symtab; /* a .symtab: local functions have symbols too */
+	bool has_symtab;
+	/* its symbols name local functions: not stripped of them (ld -x) */
+	bool local_funcs;
 	bool syms_loaded;
 	enum dso_symsrc symsrc;
 	char *symsrc_path; /* file the symbols came from */

@@ -195,8 +195,12 @@ static bool code_sym(const struct kmod *m, const GElf_Sym *sym, Elf *elf, GElf_W
 	return gelf_getshdr(elf_getscn(elf, shndx), &sh) && (sh.sh_flags & SHF_EXECINSTR);
 }
 
-/* Symbol @i of the file when it is code: its name, at libdwfl's address @addr. */
-static const char *code_at(const struct kmod *m, int i, GElf_Addr *addr, GElf_Xword *size)
+/*
+ * Symbol @i of the file when it is code: its name, at libdwfl's address
+ * @addr; *@local: a local function.
+ */
+static const char *code_at(const struct kmod *m, int i, GElf_Addr *addr, GElf_Xword *size,
+			   bool *local)
 {
 	GElf_Sym sym;
 	GElf_Word shndx;
@@ -207,6 +211,7 @@ static const char *code_at(const struct kmod *m, int i, GElf_Addr *addr, GElf_Xw
 	if (!s || !*s || shndx == SHN_UNDEF || !code_sym(m, &sym, elf, shndx))
 		return NULL;
 	*size = sym.st_size;
+	*local = GELF_ST_BIND(sym.st_info) == STB_LOCAL && GELF_ST_TYPE(sym.st_info) == STT_FUNC;
 	return s;
 }
 
@@ -228,21 +233,18 @@ static void read_symbols(struct kmod *m)
 	int n = dwfl_module_getsymtab(m->mod), i;
 	GElf_Xword size;
 	GElf_Addr addr;
-	Dwarf_Addr bias;
-	Elf *elf;
+	bool local;
 
 	for (i = 1; i < n; i++) {
-		const char *s = code_at(m, i, &addr, &size);
+		const char *s = code_at(m, i, &addr, &size, &local);
 
 		if (!s)
 			continue;
 		dso_add_sym(m->d, addr, addr + (size ? size : 1), s, 0);
 		add_name(m, s, addr);
+		m->d->local_funcs |= local;
 	}
 	dso_sort_syms(m->d);
-	/* libdwfl reads the file's own .symtab first: then local functions are all there */
-	elf = dwfl_module_getelf(m->mod, &bias);
-	m->d->has_symtab = elf && elf_has_section(elf, ".symtab");
 }
 
 bool kmod_note_build_id(const char *buf, size_t len, u8 *id, u32 *id_len)

@@ -833,7 +833,8 @@ static bool walk_all_trees(struct dso *d, struct dso_dwarf *dd, struct unit *u)
  * the address is that function's entry: a kernel built for ftrace
  * (-fpatchable-function-entry) has NOPs at each function's symbol that
  * its DIE starts after (one address in seven of an arm64 profile).  And
- * where no symbol of a full table contains it, it is padding between
+ * where no symbol contains it while the table names local functions (it
+ * was not stripped of them, as ld -x does), it is padding between
  * functions (a report looks up the byte before a return address, which
  * after a call to a function that does not return is the next function's
  * start).  Otherwise every tree of the unit is read for it.
@@ -844,9 +845,7 @@ static bool not_nested(struct dso *d, struct dso_dwarf *dd, struct unit *u, u64 
 	u32 f;
 
 	if (!s)
-		return d->has_symtab;
-	if (s->end - dd->bias <= vaddr)
-		return false;
+		return d->local_funcs;
 	f = lower_bound(u->funcs, u->nr_funcs, sizeof(*u->funcs), offsetof(struct fn_range, start),
 			vaddr + 1);
 	return f < u->nr_funcs && u->funcs[f].start < s->end - dd->bias;

@@ -923,6 +923,28 @@ static void test_end_at_row(void)
 }
 
 /*
+ * A program of no rows (one vendor opcode of 400 bytes) keeps no room for
+ * rows: room is made for a row per byte before the program is run, and a
+ * unit without rows is a good one, kept as long as its file.
+ */
+static void test_rowless_program(void)
+{
+	struct prog p;
+	struct dwline t = { 0 };
+	u32 hlen_at, prog_at, i;
+
+	begin_v4(&p, &hlen_at, &prog_at);
+	put8(&p, 0);
+	put_uleb(&p, 1 + 400);
+	put8(&p, 0x80); /* DW_LNE_lo_user: its bytes skipped */
+	for (i = 0; i < 400; i++)
+		put8(&p, 0);
+	ok(decode_v4(&p, hlen_at, prog_at, &t) && !t.nr_rows && !t.alloc_rows && !t.rows,
+	   "a program of 400 bytes and no rows: decoded, no room kept (%zu rows)", t.alloc_rows);
+	dwline_free(&t);
+}
+
+/*
  * Hostile inputs: every truncation refused (the unit's length says more),
  * every byte replaced by values that break lengths, LEB128s and indices:
  * decoded or refused, never read out of bounds (ASan), rows never more
@@ -1037,6 +1059,7 @@ static void test_programs(void)
 	check_lookups(&p5, "DWARF 5 program (line_strp, string, udata, data16)", "inc/b.h:10");
 	test_overlap();
 	test_end_at_row();
+	test_rowless_program();
 	test_huge_program();
 	test_hostile(&p4, "DWARF 4 program");
 	test_hostile(&p5, "DWARF 5 program");

@@ -226,8 +226,55 @@ static void build_fixtures(void)
 	ok(!fx_sh("gcc -O2 -gdwarf-4 -I%s/fixtures %s/fixtures/fx_inline.c -o fx_inline_d4",
 		  TEST_SRCDIR, TEST_SRCDIR),
 	   "build it with DWARF 4");
-	ok(!fx_sh("gcc -O2 -g %s/fixtures/fx_nested.c -o fx_nested", TEST_SRCDIR),
-	   "build the fixture with a nested function (GNU C)");
+	ok(!fx_sh("gcc -O2 -g -c %s/fixtures/fx_nested.c -o fx_nested.o && "
+		  "gcc fx_nested.o -o fx_nested && gcc -Wl,-x fx_nested.o -o fx_nested_x",
+		  TEST_SRCDIR),
+	   "build the fixture with a nested function (GNU C), and a link of it without local "
+	   "symbols (ld -x)");
+}
+
+/*
+ * A table stripped of local symbols (ld -x) keeps .symtab and the DWARF,
+ * but the nested function's code is in no symbol: its frames are still
+ * found in its parent's tree, asked for first (no tree read before), as
+ * in the link that names it.
+ */
+static void test_nested_no_locals(void)
+{
+	char *bin = fx_path("fx_nested"), *xbin = fx_path("fx_nested_x");
+	u32 i, addrs = 0, inl = 0, differ = 0;
+	const struct dso_sym *s = NULL;
+	struct lt t, x;
+	u64 v;
+
+	if (!lt_open(&t, bin) || !lt_open(&x, xbin)) {
+		ok(0, "fixtures opened");
+		free(bin);
+		free(xbin);
+		return;
+	}
+	for (i = 0; i < t.d->nr_syms && !s; i++)
+		if (!strcmp(dso_sym_name(t.d, &t.d->syms[i]), "nx_inner.0"))
+			s = &t.d->syms[i];
+	for (v = s ? s->start : 0; s && v < s->end; v++) {
+		const struct frame_info *a =
+			res_fi(&t.r, res_user(&t.r, LT_PID, 0, lt_addr(t.d, v)));
+		const struct frame_info *b =
+			res_fi(&x.r, res_user(&x.r, LT_PID, 0, lt_addr(x.d, v)));
+
+		addrs++;
+		inl += b->nr_inl > 0;
+		differ += a->nr_inl != b->nr_inl || a->line != b->line ||
+			  strcmp(res_str(&t.r, a->file), res_str(&x.r, b->file));
+	}
+	ok(!x.d->local_funcs && s && inl && !differ,
+	   "nested function without a symbol (ld -x): %u addresses, %u with inline frames, %u "
+	   "differ from the link with local symbols",
+	   addrs, inl, differ);
+	lt_close(&x);
+	lt_close(&t);
+	free(xbin);
+	free(bin);
 }
 
 /*
@@ -1080,7 +1127,7 @@ static void test_kernel_image(void)
 		if (ki != UINT32_MAX)
 			kd = kmods_module(&r.kmods, ki, &kname, &id, &id_len);
 		/* then an address in no symbol is in no nested function: no tree is read for it */
-		ok(kd && kd->has_symtab, "the vmlinux's functions come from its .symtab");
+		ok(kd && kd->local_funcs, "the vmlinux's symbols name its local functions");
 	}
 	differ = blocks_differ(ours.buf, theirs, "kernel");
 	ok(n > 100 && lines == n && with_inline > 10 && !differ,
@@ -1205,6 +1252,7 @@ int main(void)
 	build_fixtures();
 	test_against_addr2line();
 	test_clang_dwarf5();
+	test_nested_no_locals();
 	test_entry_gap(true);
 	test_entry_gap(false);
 	test_reports();
