@@ -23,7 +23,7 @@
 struct fn_name {
 	u64 hash;
 	const char *name; /* libdwfl's (the file's string table); NULL: the stored symbol's */
-	u32 sym; /* index in the syms of kmod_dso(); UINT32_MAX: not a function start */
+	u32 sym; /* index in the syms of kmod_dso(), set by index_syms() */
 	u64 addr; /* of the symbol that gave the name */
 };
 
