@@ -385,15 +385,16 @@ static void resolve_file(struct resolver *r, u32 idx, const struct map *m, u64 a
 	fi->dso = intern(r, base);
 	fi->path = intern(r, m->path);
 	fi->off = off;
-	fi->func = bracketed(r, base);
 	if (!d) {
 		fi->reason = UR_NO_FILE;
+		fi->func = bracketed(r, base);
 		return;
 	}
 	fi->d = d;
 	dso_load_syms(d, &r->maps->search);
 	if (!dso_off_to_vaddr(d, off, &vaddr)) {
 		fi->reason = d->nr_syms ? UR_NO_SYMBOL : UR_NO_SYMBOLS;
+		fi->func = bracketed(r, base);
 		return;
 	}
 	fi->vaddr = vaddr;
@@ -410,6 +411,9 @@ static void resolve_file(struct resolver *r, u32 idx, const struct map *m, u64 a
 			fi->func = intern(r, dso_sym_name(d, fi->sym));
 			fi->off = vaddr - fi->sym->start;
 			fi->flags |= FI_FDE;
+		} else {
+			/* "[libc.so.6]": made only when it is the name */
+			fi->func = bracketed(r, base);
 		}
 	}
 	resolve_src(r, idx);
