@@ -516,16 +516,6 @@ static int row_cmp(const void *a, const void *b, void *arg)
 	return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
-static bool by_addr(const struct dwline_row *r, size_t n)
-{
-	size_t i;
-
-	for (i = 1; i < n; i++)
-		if (r[i - 1].addr > r[i].addr)
-			return false;
-	return true;
-}
-
 /* A run of rows in program order: one sequence, or a part of one. */
 struct run {
 	u64 addr;
@@ -598,23 +588,27 @@ static void sort_ties(struct dwline *t)
 }
 
 /*
- * Rows in program order already in libdw's: by address, and no sequence's
- * end after another row at its address (the rows of one address then come
- * as ends, then the others, each kind in program order).  One pass, where
- * by_addr() and sort_ties() are two; most units of user space programs
- * are so.
+ * Rows in program order already in libdw's: by address (*@by_addr), and
+ * no sequence's end after another row at its address (the rows of one
+ * address then come as ends, then the others, each kind in program
+ * order).  One pass tells both; most units of user space programs are so.
  */
-static bool in_order(const struct dwline_row *r, size_t n)
+static bool in_order(const struct dwline_row *r, size_t n, bool *by_addr)
 {
+	bool ends_first = true;
 	size_t i;
 
+	*by_addr = false;
 	for (i = 1; i < n; i++) {
 		if (r[i].addr > r[i - 1].addr)
 			continue;
-		if (r[i].addr < r[i - 1].addr || (r[i].end && !r[i - 1].end))
+		if (r[i].addr < r[i - 1].addr)
 			return false;
+		if (r[i].end && !r[i - 1].end)
+			ends_first = false;
 	}
-	return true;
+	*by_addr = true;
+	return ends_first;
 }
 
 /*
@@ -623,10 +617,12 @@ static bool in_order(const struct dwline_row *r, size_t n)
  */
 void dwline_sort(struct dwline *t)
 {
+	bool by_addr;
+
 	if (!t->nr_rows)
 		return;
-	if (!in_order(t->rows, t->nr_rows)) {
-		if (!by_addr(t->rows, t->nr_rows) && !sort_runs(t))
+	if (!in_order(t->rows, t->nr_rows, &by_addr)) {
+		if (!by_addr && !sort_runs(t))
 			sort(t->rows, t->nr_rows, sizeof(*t->rows), row_cmp, NULL);
 		sort_ties(t);
 	}
