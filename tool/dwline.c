@@ -256,178 +256,316 @@ static bool read_header(struct dwcur *c, u32 addr_size, struct header *h)
 	return true;
 }
 
-/* The state machine's registers that rows keep. */
-struct regs {
+/* Rows in program order that are also in address order: a sequence, or a part of one. */
+struct run {
 	u64 addr;
-	u64 op_index;
-	u64 file;
-	u64 line; /* wraps as the program says: checked when a row is made */
+	size_t first;
+	size_t nr;
 };
 
-static void reset(struct regs *r)
+/* What ordering the rows will need (order_rows()), learnt as they are made. */
+struct runs {
+	struct run *v;
+	size_t nr;
+	size_t alloc;
+	bool fell; /* a run starts below the row before it: runs to order */
+	bool ends_last; /* a sequence ends after a row at its address */
+};
+
+static void __attribute__((noinline))
+start_run(struct runs *runs, u64 addr, size_t first, bool fell)
 {
-	*r = (struct regs){ .file = 1, .line = 1 };
+	VEC_GROW(runs->v, runs->nr, runs->alloc);
+	runs->v[runs->nr++] = (struct run){ .addr = addr, .first = first };
+	runs->fell |= fell;
 }
 
-static void advance(const struct header *h, struct regs *r, u64 ops)
+/* Room for more rows, up to the u32 their program order is kept in: false when full. */
+static bool __attribute__((noinline)) grow_rows(struct dwline *t, size_t nr)
 {
-	r->addr += h->min_insn * ((r->op_index + ops) / h->max_ops);
-	r->op_index = (r->op_index + ops) % h->max_ops;
-}
-
-/* Out of the decoding loop: room is made once, ahead, nearly always. */
-static void __attribute__((noinline)) grow_rows(struct dwline *t)
-{
-	VEC_GROW(t->rows, t->nr_rows, t->alloc_rows);
-}
-
-static inline void push_row(struct dwline *t, u64 addr, u32 file, u32 line, bool end)
-{
-	if (t->nr_rows >= t->alloc_rows)
-		grow_rows(t);
-	t->rows[t->nr_rows] = (struct dwline_row){
-		.addr = addr, .file = file, .line = line, .idx = t->nr_rows, .end = end
-	};
-	t->nr_rows++;
-}
-
-/* A row, refused (corrupt) where libdw's fields would not hold it. */
-static inline bool emit(struct dwline *t, const struct regs *r, bool end)
-{
-	if (r->line > INT32_MAX || r->file > UINT32_MAX || t->nr_rows >= UINT32_MAX)
+	if (nr >= UINT32_MAX)
 		return false;
-	push_row(t, r->addr, r->file, r->line, end);
+	t->alloc_rows = MIN(t->alloc_rows ? 2 * (u64)t->alloc_rows : 16, (u64)UINT32_MAX);
+	t->rows = xrealloc(t->rows, t->alloc_rows, sizeof(*t->rows));
 	return true;
 }
 
-/* An extended opcode (after its 0); false when corrupt. */
-static bool extended(struct dwcur *c, u32 addr_size, struct dwline *t, struct regs *r)
-{
-	u64 len = dw_uleb(c);
-	const u8 *next;
-	const char *name;
-	u64 dir;
-	u8 op;
+/*
+ * A LEB128's value and the byte after it (NULL: bad).  The decoding
+ * loop's cursor is passed and returned by value, so that it stays in a
+ * register: its address given to a call would keep it in memory.
+ */
+struct leb {
+	u64 v;
+	const u8 *p;
+};
 
-	if (c->bad || !len || len > (u64)(c->end - c->p))
-		return false;
-	next = c->p + len;
-	op = dw_u8(c);
-	switch (op) {
+/* One of more than a byte, through dwread.h. */
+static struct leb __attribute__((noinline)) long_leb(const u8 *p, const u8 *end, bool sign)
+{
+	struct dwcur c = { .p = p, .end = end };
+	u64 v = sign ? (u64)dw_sleb(&c) : dw_uleb(&c);
+
+	return (struct leb){ v, c.bad ? NULL : c.p };
+}
+
+/* An unsigned LEB128 at @p: one byte inline. */
+static inline struct leb uleb(const u8 *p, const u8 *end)
+{
+	if (p < end && !(*p & 0x80))
+		return (struct leb){ *p, p + 1 };
+	return long_leb(p, end, false);
+}
+
+/* A signed one: the advance of a line, one byte nearly always. */
+static inline struct leb sleb(const u8 *p, const u8 *end)
+{
+	if (p < end && !(*p & 0x80))
+		return (struct leb){ (u64)((s64)((u64)*p << 57) >> 57), p + 1 };
+	return long_leb(p, end, true);
+}
+
+/* The operand @l into *@v, the cursor past it; false when bad (inline: no address escapes). */
+static inline __attribute__((always_inline)) bool take(struct leb l, const u8 **p, u64 *v)
+{
+	*p = l.p;
+	*v = l.v;
+	return l.p;
+}
+
+/* An extended opcode's effect on the registers the loop keeps, and where the next begins. */
+struct ext {
+	enum { EXT_BAD, EXT_NONE, EXT_END, EXT_ADDR } kind;
+	u64 addr;
+	const u8 *next;
+};
+
+/* The extended opcode after a 0 at @p. */
+static struct ext __attribute__((noinline))
+extended(const u8 *p, const u8 *end, bool big, u32 addr_size, struct dwline *t)
+{
+	struct dwcur c = { .p = p, .end = end, .big = big };
+	struct ext e = { .kind = EXT_NONE };
+	u64 len = dw_uleb(&c), dir;
+	const char *name;
+
+	if (c.bad || !len || len > (u64)(c.end - c.p))
+		return (struct ext){ .kind = EXT_BAD };
+	e.next = c.p + len;
+	switch (dw_u8(&c)) {
 	case DW_LNE_end_sequence:
-		if (!emit(t, r, true))
-			return false;
-		reset(r);
+		e.kind = EXT_END;
 		break;
 	case DW_LNE_set_address:
 		if (len - 1 != addr_size)
-			return false;
-		r->addr = dw_uint(c, addr_size);
-		r->op_index = 0;
+			return (struct ext){ .kind = EXT_BAD };
+		e.kind = EXT_ADDR;
+		e.addr = dw_uint(&c, addr_size);
 		break;
 	case DW_LNE_define_file:
-		name = dw_str(c);
-		dir = dw_uleb(c);
-		if (c->bad || dir >= t->nr_dirs)
-			return false;
+		name = dw_str(&c);
+		dir = dw_uleb(&c);
+		if (c.bad || dir >= t->nr_dirs)
+			return (struct ext){ .kind = EXT_BAD };
 		add_file(t, t->dirs[dir], name);
 		break;
 	default:
 		break; /* set_discriminator and the unknown: their bytes skipped */
 	}
-	if (c->bad || c->p > next)
-		return false;
-	c->p = next;
-	return true;
+	if (c.bad || c.p > e.next)
+		return (struct ext){ .kind = EXT_BAD };
+	return e;
 }
 
-/* A standard opcode; false when corrupt. */
-static bool standard(struct dwcur *c, const struct header *h, struct dwline *t, struct regs *r,
-		     u8 op)
+/* An advance by @ops operations in VLIW bundles of @max_ops. */
+static inline __attribute__((always_inline)) void vliw_advance(u64 *addr, u64 *op_index, u64 ops,
+							       u32 min_insn, u32 max_ops)
 {
-	u32 i;
-
-	switch (op) {
-	case DW_LNS_copy:
-		return emit(t, r, false);
-	case DW_LNS_advance_pc:
-		advance(h, r, dw_uleb(c));
-		break;
-	case DW_LNS_advance_line:
-		r->line += (u64)dw_sleb(c);
-		break;
-	case DW_LNS_set_file:
-		r->file = dw_uleb(c);
-		break;
-	case DW_LNS_const_add_pc:
-		if (!h->line_range)
-			return false;
-		advance(h, r, (255 - h->opcode_base) / h->line_range);
-		break;
-	case DW_LNS_fixed_advance_pc:
-		r->addr += dw_uint(c, 2);
-		r->op_index = 0;
-		break;
-	case DW_LNS_set_column:
-	case DW_LNS_set_isa:
-	case DW_LNS_negate_stmt:
-	case DW_LNS_set_basic_block:
-	case DW_LNS_set_prologue_end:
-	case DW_LNS_set_epilogue_begin:
-	default:
-		/* what rows do not keep: skip the operands the header declares */
-		for (i = 0; i < h->opcode_lengths[op - 1]; i++)
-			dw_uleb(c);
-		break;
-	}
-	return !c->bad;
+	*addr += min_insn * ((*op_index + ops) / max_ops);
+	*op_index = (*op_index + ops) % max_ops;
 }
 
-/* What a special opcode adds to the line and to the operation index. */
+/*
+ * What a special opcode adds to the line, and to the operation index
+ * (VLIW, max_ops above 1) or the address (the rest: min_insn multiplied in).
+ */
 struct special {
 	s64 line;
-	u64 ops;
+	u64 step;
 };
 
 /*
- * The program: each step consumes a byte at least, so it ends with the
- * section.  Special opcodes, most of a program, are looked up in a table
- * of the header's values made once; without VLIW bundles (max_ops 1, every
- * compiler's) the operation index stays 0 and an advance is a product.
+ * The program, into rows: each step consumes a byte at least, so it ends
+ * with the section.  The registers and the rows' end are locals (through
+ * t->rows a row's store could change t->nr_rows), the common opcodes
+ * decoded in the loop, a one-byte LEB128 inline.  Special opcodes, most
+ * rows, are looked up in @sp.  Made twice (run()): with @vliw and without,
+ * where the operation index stays 0 and an advance is an addition.  A row
+ * is refused (corrupt) where libdw's fields would not hold it.
+ *
+ * A row at the address of the row before it in its sequence takes that
+ * row's place: dwline_find() gives the last row of an address, and in
+ * libdw's order the later of two such rows is after the earlier (GCC's
+ * views make about half of the kernel's rows so: a row of a statement
+ * that has no code of its own).  A sequence's end is kept (libdw puts it
+ * first).
  */
-static bool run(struct dwcur *c, const struct header *h, u32 addr_size, struct dwline *t)
+static inline __attribute__((always_inline)) bool
+decode(const u8 *p, const u8 *end, const struct header *h, const struct special *sp, u32 addr_size,
+       bool big, struct dwline *t, struct runs *runs, const bool vliw)
 {
-	struct special sp[256];
-	struct regs r;
+	u64 addr = 0, op_index = 0, file = 1, line = 1, last_addr = 0, ops, v;
+	const u32 min_insn = h->min_insn, max_ops = h->max_ops, base = h->opcode_base;
+	const u32 line_range = h->line_range;
+	const u64 const_add = line_range ? (255 - base) / line_range : 0;
+	struct dwline_row *rows = t->rows;
+	size_t nr = t->nr_rows, cap = t->alloc_rows;
+	bool last_end = true; /* the first row starts a run */
+	bool ok = false, is_end;
+	struct ext e;
 	u32 i;
 	u8 op;
 
-	for (i = h->opcode_base; h->line_range && i < 256; i++)
-		sp[i] = (struct special){
-			.line = (s64)h->line_base + (i - h->opcode_base) % h->line_range,
-			.ops = (i - h->opcode_base) / h->line_range,
-		};
-	reset(&r);
-	while (c->p < c->end) {
-		op = *c->p++;
-		if (op >= h->opcode_base) {
-			if (!h->line_range)
-				return false;
-			r.line += (u64)sp[op].line;
-			if (h->max_ops == 1)
-				r.addr += h->min_insn * sp[op].ops;
-			else
-				advance(h, &r, sp[op].ops);
-			if (!emit(t, &r, false))
-				return false;
-		} else if (!op) {
-			if (!extended(c, addr_size, t, &r))
-				return false;
-		} else if (!standard(c, h, t, &r, op)) {
-			return false;
+	while (p < end) {
+		op = *p++;
+		is_end = false;
+		if (op >= base) {
+			if (!line_range)
+				goto out;
+			line += (u64)sp[op].line;
+			if (!vliw) {
+				addr += sp[op].step;
+				goto row;
+			}
+			ops = sp[op].step;
+			goto advance;
+		}
+		switch (op) {
+		case 0:
+			e = extended(p, end, big, addr_size, t);
+			if (e.kind == EXT_BAD)
+				goto out;
+			p = e.next;
+			if (e.kind == EXT_ADDR) {
+				addr = e.addr;
+				op_index = 0;
+			}
+			if (e.kind != EXT_END)
+				continue;
+			is_end = true;
+			goto row;
+		case DW_LNS_copy:
+			goto row;
+		case DW_LNS_advance_pc:
+			if (!take(uleb(p, end), &p, &ops))
+				goto out;
+			break;
+		case DW_LNS_advance_line:
+			if (!take(sleb(p, end), &p, &v))
+				goto out;
+			line += v;
+			continue;
+		case DW_LNS_set_file:
+			if (!take(uleb(p, end), &p, &file))
+				goto out;
+			continue;
+		case DW_LNS_set_column:
+		case DW_LNS_set_isa:
+			/* the one operand lengths_sane() let through */
+			if (!take(uleb(p, end), &p, &v))
+				goto out;
+			continue;
+		case DW_LNS_const_add_pc:
+			if (!line_range)
+				goto out;
+			ops = const_add;
+			break;
+		case DW_LNS_fixed_advance_pc:
+			if (end - p < 2)
+				goto out;
+			addr += big ? (u16)(p[0] << 8 | p[1]) : (u16)(p[1] << 8 | p[0]);
+			p += 2;
+			op_index = 0;
+			continue;
+		case DW_LNS_negate_stmt:
+		case DW_LNS_set_basic_block:
+		case DW_LNS_set_prologue_end:
+		case DW_LNS_set_epilogue_begin:
+			continue;
+		default:
+			/* the unknown: the operands the header declares */
+			for (i = 0; i < h->opcode_lengths[op - 1]; i++)
+				if (!take(uleb(p, end), &p, &v))
+					goto out;
+			continue;
+		}
+		/* advance_pc, const_add_pc: no row */
+		if (vliw)
+			vliw_advance(&addr, &op_index, ops, min_insn, max_ops);
+		else
+			addr += min_insn * ops;
+		continue;
+advance:
+		vliw_advance(&addr, &op_index, ops, min_insn, max_ops);
+row:
+		if ((line | file >> 1) > INT32_MAX)
+			goto out; /* line above INT32_MAX or file above UINT32_MAX */
+		if (nr >= cap) {
+			t->nr_rows = nr;
+			if (!grow_rows(t, nr))
+				goto out;
+			rows = t->rows;
+			cap = t->alloc_rows;
+		}
+		if (last_end || addr < last_addr) {
+			start_run(runs, addr, nr, addr < last_addr);
+		} else if (addr == last_addr) {
+			if (is_end) {
+				runs->ends_last = true;
+			} else {
+				/* the row before, at this address: no lookup finds it now */
+				rows[nr - 1].file = file;
+				rows[nr - 1].line = line;
+				continue;
+			}
+		}
+		rows[nr].addr = addr;
+		rows[nr].file = file;
+		rows[nr].line = line;
+		rows[nr].idx = nr;
+		rows[nr].end = is_end;
+		nr++;
+		last_addr = addr;
+		last_end = is_end;
+		if (is_end) {
+			addr = op_index = 0;
+			file = line = 1;
 		}
 	}
-	return true;
+	ok = true;
+out:
+	t->nr_rows = nr;
+	return ok;
+}
+
+static bool run(const u8 *p, const u8 *end, const struct header *h, u32 addr_size, bool big,
+		struct dwline *t, struct runs *runs)
+{
+	const bool vliw = h->max_ops > 1;
+	struct special sp[256];
+	u32 i;
+
+	for (i = h->opcode_base; h->line_range && i < 256; i++) {
+		u64 ops = (i - h->opcode_base) / h->line_range;
+
+		sp[i] = (struct special){
+			.line = (s64)h->line_base + (i - h->opcode_base) % h->line_range,
+			.step = vliw ? ops : h->min_insn * ops,
+		};
+	}
+	if (vliw)
+		return decode(p, end, h, sp, addr_size, big, t, runs, true);
+	return decode(p, end, h, sp, addr_size, big, t, runs, false);
 }
 
 /* The standard opcodes' operand counts are the spec's, or the program is not DWARF. */
@@ -442,12 +580,16 @@ static bool lengths_sane(const struct header *h)
 	return true;
 }
 
+static void order_rows(struct dwline *t, struct runs *runs);
+
 bool dwline_read(const struct dwline_secs *s, u64 off, u32 addr_size, const char *comp_dir,
 		 struct dwline *t)
 {
 	struct dwcur c = { .big = s->big_endian };
 	struct header h = { .offset_size = 4 };
+	struct runs runs = { 0 };
 	size_t guess;
+	bool ok;
 	u64 len;
 
 	if (!s->line || off >= s->line_size || (addr_size != 4 && addr_size != 8))
@@ -484,23 +626,29 @@ bool dwline_read(const struct dwline_secs *s, u64 off, u32 addr_size, const char
 		t->alloc_rows = guess;
 		t->rows = xrealloc(NULL, guess, sizeof(*t->rows));
 	}
-	if (!run(&c, &h, addr_size, t))
-		return false;
-	if (!t->nr_rows) {
+	ok = run(c.p, c.end, &h, addr_size, s->big_endian, t, &runs);
+	if (ok && !t->nr_rows) {
 		free(t->rows); /* a program of no rows keeps no room */
 		t->rows = NULL;
 		t->alloc_rows = 0;
-	} else if (t->alloc_rows > t->nr_rows) {
+	} else if (ok && t->alloc_rows > t->nr_rows) {
 		t->rows = xrealloc(t->rows, t->nr_rows, sizeof(*t->rows));
 		t->alloc_rows = t->nr_rows;
 	}
-	dwline_sort(t);
-	return true;
+	if (ok)
+		order_rows(t, &runs);
+	free(runs.v);
+	return ok;
 }
 
 void dwline_add_row(struct dwline *t, u64 addr, u32 file, u32 line, bool end)
 {
-	push_row(t, addr, file, line, end);
+	if (t->nr_rows >= t->alloc_rows && !grow_rows(t, t->nr_rows))
+		return;
+	t->rows[t->nr_rows] = (struct dwline_row){
+		.addr = addr, .file = file, .line = line, .idx = t->nr_rows, .end = end
+	};
+	t->nr_rows++;
 }
 
 /* libdw's order: by address; at one address ends first; then program order. */
@@ -516,13 +664,6 @@ static int row_cmp(const void *a, const void *b, void *arg)
 	return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
-/* A run of rows in program order: one sequence, or a part of one. */
-struct run {
-	u64 addr;
-	size_t first;
-	size_t nr;
-};
-
 static int run_cmp(const void *a, const void *b, void *arg)
 {
 	const struct run *x = a, *y = b;
@@ -534,34 +675,28 @@ static int run_cmp(const void *a, const void *b, void *arg)
 }
 
 /*
- * Sequences come in any order, each in address order: ordering the
- * sequences orders the rows by address, unless they overlap (then false).
- * The runs are cut where the address falls, so each is in address order
- * and the whole is when each run starts at or after the last row before.
+ * Sequences come in any order, each in address order: ordering the runs
+ * orders the rows by address, unless they overlap (then false).  The
+ * whole is in order when each run starts at or after the last row before
+ * it.  Each run's first becomes its place among the ordered rows.
  */
-static bool sort_runs(struct dwline *t)
+static bool sort_runs(struct dwline *t, struct runs *runs)
 {
-	struct run *runs = NULL;
 	struct dwline_row *out;
-	size_t nr = 0, alloc = 0, i, k = 0;
 	bool ordered = true;
+	size_t i, k = 0;
 
-	for (i = 0; i < t->nr_rows; i++) {
-		if (!i || t->rows[i - 1].end || t->rows[i].addr < t->rows[i - 1].addr) {
-			VEC_GROW(runs, nr, alloc);
-			runs[nr++] = (struct run){ .addr = t->rows[i].addr, .first = i };
-		}
-		runs[nr - 1].nr++;
-	}
-	sort(runs, nr, sizeof(*runs), run_cmp, NULL);
+	sort(runs->v, runs->nr, sizeof(*runs->v), run_cmp, NULL);
 	out = xmalloc(t->nr_rows * sizeof(*out));
-	for (i = 0; i < nr; i++) {
-		if (k && out[k - 1].addr > runs[i].addr)
+	for (i = 0; i < runs->nr; i++) {
+		struct run *u = &runs->v[i];
+
+		if (k && out[k - 1].addr > u->addr)
 			ordered = false;
-		memcpy(out + k, t->rows + runs[i].first, runs[i].nr * sizeof(*out));
-		k += runs[i].nr;
+		memcpy(out + k, t->rows + u->first, u->nr * sizeof(*out));
+		u->first = k;
+		k += u->nr;
 	}
-	free(runs);
 	free(t->rows);
 	t->rows = out;
 	t->alloc_rows = t->nr_rows;
@@ -569,65 +704,71 @@ static bool sort_runs(struct dwline *t)
 }
 
 /*
- * Rows in address order, each address's rows in libdw's order: a
- * sequence ending where its last row is, or where the next begins, puts
- * its end first.  Groups of one address are short.
+ * Each address's rows in libdw's order, where runs meet: inside a run
+ * rows come in program order and only its last row can end a sequence,
+ * so the rows of one address are out of that order only where they take
+ * in a run's last row.  Groups of one address are short.
  */
-static void sort_ties(struct dwline *t)
+static void sort_ties(struct dwline *t, const struct runs *runs)
 {
-	size_t i, k;
+	struct dwline_row *rows = t->rows;
+	size_t i, a, b = 0, k;
 
-	for (i = 0; i < t->nr_rows; i = k) {
+	for (i = 0; i < runs->nr; i++) {
+		size_t e = runs->v[i].first + runs->v[i].nr - 1;
 		bool sorted = true;
 
-		for (k = i + 1; k < t->nr_rows && t->rows[k].addr == t->rows[i].addr; k++)
-			sorted = sorted && row_cmp(&t->rows[k - 1], &t->rows[k], NULL) <= 0;
+		if (e < b)
+			continue; /* in the group before */
+		for (a = e; a && rows[a - 1].addr == rows[e].addr; a--)
+			;
+		for (b = e + 1; b < t->nr_rows && rows[b].addr == rows[e].addr; b++)
+			;
+		for (k = a + 1; k < b && sorted; k++)
+			sorted = row_cmp(&rows[k - 1], &rows[k], NULL) <= 0;
 		if (!sorted)
-			sort(t->rows + i, k - i, sizeof(*t->rows), row_cmp, NULL);
+			sort(rows + a, b - a, sizeof(*rows), row_cmp, NULL);
 	}
 }
 
 /*
- * Rows in program order already in libdw's: by address (*@by_addr), and
- * no sequence's end after another row at its address (the rows of one
- * address then come as ends, then the others, each kind in program
- * order).  One pass tells both; most units of user space programs are so.
+ * The order is total (program order breaks ties), so ordering runs and
+ * then ties gives the one table a sort of all rows gives.  @runs: the
+ * runs of the rows in program order, each one's length still to count.
  */
-static bool in_order(const struct dwline_row *r, size_t n, bool *by_addr)
+static void order_rows(struct dwline *t, struct runs *runs)
 {
-	bool ends_first = true;
 	size_t i;
-
-	*by_addr = false;
-	for (i = 1; i < n; i++) {
-		if (r[i].addr > r[i - 1].addr)
-			continue;
-		if (r[i].addr < r[i - 1].addr)
-			return false;
-		if (r[i].end && !r[i - 1].end)
-			ends_first = false;
-	}
-	*by_addr = true;
-	return ends_first;
-}
-
-/*
- * The order is total (program order breaks ties), so ordering sequences
- * and then ties gives the one table a sort of all rows gives.
- */
-void dwline_sort(struct dwline *t)
-{
-	bool by_addr;
 
 	if (!t->nr_rows)
 		return;
-	if (!in_order(t->rows, t->nr_rows, &by_addr)) {
-		if (!by_addr && !sort_runs(t))
-			sort(t->rows, t->nr_rows, sizeof(*t->rows), row_cmp, NULL);
-		sort_ties(t);
-	}
+	for (i = 0; i < runs->nr; i++)
+		runs->v[i].nr =
+			(i + 1 < runs->nr ? runs->v[i + 1].first : t->nr_rows) - runs->v[i].first;
+	if (runs->fell && !sort_runs(t, runs))
+		sort(t->rows, t->nr_rows, sizeof(*t->rows), row_cmp, NULL);
+	else if (runs->fell || runs->ends_last)
+		sort_ties(t, runs);
 	/* the last row ends a sequence, as libdw makes it (compilers forget) */
 	t->rows[t->nr_rows - 1].end = true;
+}
+
+/* Rows another reader added (dwline_add_row()), in program order: their runs, then the order. */
+void dwline_sort(struct dwline *t)
+{
+	struct runs runs = { 0 };
+	size_t i;
+
+	for (i = 0; i < t->nr_rows; i++) {
+		const struct dwline_row *r = &t->rows[i], *p = i ? r - 1 : NULL;
+
+		if (!p || p->end || r->addr < p->addr)
+			start_run(&runs, r->addr, i, p && r->addr < p->addr);
+		else if (r->end && r->addr == p->addr)
+			runs.ends_last = true;
+	}
+	order_rows(t, &runs);
+	free(runs.v);
 }
 
 const char *dwline_file(struct dwline *t, u64 idx)

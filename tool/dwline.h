@@ -11,8 +11,12 @@
  * address; at one address a sequence's end before other rows, otherwise
  * program order), with the same file names (a relative name joined to its
  * directory; directory 0 is the unit's DW_AT_comp_dir before DWARF 5) and
- * its last row marked as ending a sequence.  The file table also serves
- * DW_AT_call_file of inlined instances.
+ * its last row marked as ending a sequence, less the rows no lookup can
+ * find: of two rows in a row of one sequence at one address only the
+ * later is kept (dwline_read(); dwline_sort() keeps every row it is
+ * given).  dwline_find() gives the same row for every address as in
+ * libdw's table.  The file table also serves DW_AT_call_file of inlined
+ * instances.
  *
  * Every read is bounded by the section: a corrupt or hostile program
  * fails with false, never reads past its data, never loops without
