@@ -421,19 +421,17 @@ static struct sec_info *section_table(Elf *elf, size_t *nr)
 	return t;
 }
 
-static bool want_symbol(const GElf_Sym *sym, const char *name, bool dynsym,
-			const struct sec_info *secs, size_t nr_secs)
+/* A symbol that can name code, by all but its name (which costs a lookup). */
+static bool want_symbol(const GElf_Sym *sym, bool dynsym, const struct sec_info *secs,
+			size_t nr_secs)
 {
 	u8 type = GELF_ST_TYPE(sym->st_info);
 	u8 bind = GELF_ST_BIND(sym->st_info);
 
-	if (!name || !*name || !sym->st_value)
+	if (!sym->st_value)
 		return false;
 	if (sym->st_shndx == SHN_UNDEF || sym->st_shndx >= SHN_LORESERVE ||
 	    sym->st_shndx >= nr_secs)
-		return false;
-	/* arm64/arm mapping symbols ($x, $d) and assembler locals are not functions */
-	if (name[0] == '$' || !strncmp(name, ".L", 2))
 		return false;
 	if (type == STT_FUNC || type == STT_GNU_IFUNC)
 		return true;
@@ -441,15 +439,72 @@ static bool want_symbol(const GElf_Sym *sym, const char *name, bool dynsym,
 	return type == STT_NOTYPE && !dynsym && bind != STB_LOCAL && secs[sym->st_shndx].exec;
 }
 
+static bool want_name(const char *name)
+{
+	/* arm64/arm mapping symbols ($x, $d) and assembler locals are not functions */
+	return name && *name && name[0] != '$' && strncmp(name, ".L", 2);
+}
+
+/*
+ * A symbol table's strings: read in place when the section ends in a NUL,
+ * as linkers write it (every name is then terminated inside it), else
+ * through elf_strptr(), which checks each.  A vmlinux has 190 000 names.
+ */
+struct sym_strs {
+	Elf *elf;
+	size_t link;
+	const char *buf;
+	size_t size;
+};
+
+static void sym_strs_init(struct sym_strs *st, Elf *elf, size_t link)
+{
+	Elf_Scn *scn = elf_getscn(elf, link);
+	Elf_Data *data = NULL;
+	GElf_Shdr sh;
+
+	*st = (struct sym_strs){ .elf = elf, .link = link };
+	if (scn && gelf_getshdr(scn, &sh) && sh.sh_type == SHT_STRTAB &&
+	    !(sh.sh_flags & SHF_COMPRESSED))
+		data = elf_getdata(scn, NULL);
+	if (data && data->d_buf && data->d_size && !elf_getdata(scn, data) &&
+	    !((const char *)data->d_buf)[data->d_size - 1]) {
+		st->buf = data->d_buf;
+		st->size = data->d_size;
+	}
+}
+
+static const char *sym_str(const struct sym_strs *st, size_t off)
+{
+	if (!st->buf)
+		return elf_strptr(st->elf, st->link, off);
+	return off < st->size ? st->buf + off : NULL;
+}
+
+/* Symbol @i of @data: a 64-bit table in memory order is read in place (unaligned: memcpy). */
+static bool get_sym(const Elf_Data *data, bool in_place, size_t i, GElf_Sym *sym)
+{
+	if (!in_place)
+		return gelf_getsym((Elf_Data *)data, i, sym);
+	memcpy(sym, (const char *)data->d_buf + i * sizeof(Elf64_Sym), sizeof(Elf64_Sym));
+	return true;
+}
+
 static void load_table(struct dso *d, Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, bool dynsym,
 		       const struct sec_info *secs, size_t nr_secs)
 {
 	size_t entsize = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
 	Elf_Data *data = elf_getdata(scn, NULL);
+	struct sym_strs strs;
+	bool in_place;
 	size_t i, n;
 
 	if (!data || !data->d_buf || !entsize || sh->sh_entsize != entsize)
 		return;
+	/* elf_getdata() converted the table to the host's order: GElf_Sym is Elf64_Sym */
+	in_place = gelf_getclass(elf) == ELFCLASS64 && data->d_type == ELF_T_SYM &&
+		   sizeof(GElf_Sym) == sizeof(Elf64_Sym);
+	sym_strs_init(&strs, elf, sh->sh_link);
 	n = MIN(data->d_size / entsize, (size_t)MAX_SYMBOLS);
 	for (i = 0; i < n; i++) {
 		struct dso_sym *s;
@@ -457,10 +512,12 @@ static void load_table(struct dso *d, Elf *elf, Elf_Scn *scn, const GElf_Shdr *s
 		GElf_Sym sym;
 		u64 start;
 
-		if (!gelf_getsym(data, i, &sym))
+		if (!get_sym(data, in_place, i, &sym))
 			break;
-		name = elf_strptr(elf, sh->sh_link, sym.st_name);
-		if (!want_symbol(&sym, name, dynsym, secs, nr_secs))
+		if (!want_symbol(&sym, dynsym, secs, nr_secs))
+			continue;
+		name = sym_str(&strs, sym.st_name);
+		if (!want_name(name))
 			continue;
 		start = sym.st_value;
 		if (d->e_machine == EM_ARM)
