@@ -406,7 +406,7 @@ struct special {
  * A row at the address of the row before it in its sequence takes that
  * row's place: dwline_find() gives the last row of an address, and in
  * libdw's order the later of two such rows is after the earlier (GCC's
- * views make about half of the kernel's rows so: a row of a statement
+ * views make two in three of the kernel's rows so: a row of a statement
  * that has no code of its own).  A sequence's end is kept (libdw puts it
  * first).
  */
