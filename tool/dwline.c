@@ -335,7 +335,7 @@ static inline __attribute__((always_inline)) bool take(struct leb l, const u8 **
 
 /* An extended opcode's effect on the registers the loop keeps, and where the next begins. */
 struct ext {
-	enum { EXT_BAD, EXT_NONE, EXT_END, EXT_ADDR } kind;
+	enum ext_kind { EXT_BAD, EXT_NONE, EXT_END, EXT_ADDR } kind;
 	u64 addr;
 	const u8 *next;
 };
@@ -433,12 +433,11 @@ decode(const u8 *p, const u8 *end, const struct header *h, const struct special 
 			if (!line_range)
 				goto out;
 			line += (u64)sp[op].line;
-			if (!vliw) {
+			if (vliw)
+				vliw_advance(&addr, &op_index, sp[op].step, min_insn, max_ops);
+			else
 				addr += sp[op].step;
-				goto row;
-			}
-			ops = sp[op].step;
-			goto advance;
+			goto row;
 		}
 		switch (op) {
 		case 0:
@@ -505,8 +504,6 @@ decode(const u8 *p, const u8 *end, const struct header *h, const struct special 
 		else
 			addr += min_insn * ops;
 		continue;
-advance:
-		vliw_advance(&addr, &op_index, ops, min_insn, max_ops);
 row:
 		if ((line | file >> 1) > INT32_MAX)
 			goto out; /* line above INT32_MAX or file above UINT32_MAX */
@@ -592,7 +589,7 @@ bool dwline_read(const struct dwline_secs *s, u64 off, u32 addr_size, const char
 	bool ok;
 	u64 len;
 
-	if (!s->line || off >= s->line_size || (addr_size != 4 && addr_size != 8))
+	if (!s->line || off >= s->line_size || (addr_size != 4 && addr_size != 8) || t->nr_rows)
 		return false;
 	c.p = s->line + off;
 	c.end = s->line + s->line_size;

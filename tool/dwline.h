@@ -77,8 +77,9 @@ struct dwline_secs {
 
 /*
  * Decode the program at @off of @s->line for a unit of @addr_size (4 or
- * 8) byte addresses compiled in @comp_dir (NULL: unknown) into @t.
- * False when the program is corrupt (@t is then to be freed all the same).
+ * 8) byte addresses compiled in @comp_dir (NULL: unknown) into @t, which
+ * is zeroed (a table is decoded into once).  False when the program is
+ * corrupt, or makes UINT32_MAX rows (@t is then to be freed all the same).
  */
 bool dwline_read(const struct dwline_secs *s, u64 off, u32 addr_size, const char *comp_dir,
 		 struct dwline *t);
@@ -88,7 +89,8 @@ const char *dwline_file(struct dwline *t, u64 idx);
 
 /*
  * Add a file or a row (tables built from another reader, libdwfl's
- * relocated DWARF of a .ko); then dwline_sort() once.
+ * relocated DWARF of a .ko); then dwline_sort() once.  Rows past
+ * UINT32_MAX - 1 are dropped (their program order would not fit).
  */
 void dwline_add_file(struct dwline *t, const char *name);
 void dwline_add_row(struct dwline *t, u64 addr, u32 file, u32 line, bool end);

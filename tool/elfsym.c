@@ -481,11 +481,14 @@ static const char *sym_str(const struct sym_strs *st, size_t off)
 	return off < st->size ? st->buf + off : NULL;
 }
 
-/* Symbol @i of @data: a 64-bit table in memory order is read in place (unaligned: memcpy). */
-static bool get_sym(const Elf_Data *data, bool in_place, size_t i, GElf_Sym *sym)
+/*
+ * Symbol @i of @data: a 64-bit table in the host's order is read in place
+ * (it may be unaligned: memcpy); GElf_Sym is Elf64_Sym.
+ */
+static bool get_sym(Elf_Data *data, bool in_place, size_t i, GElf_Sym *sym)
 {
 	if (!in_place)
-		return gelf_getsym((Elf_Data *)data, i, sym);
+		return gelf_getsym(data, i, sym);
 	memcpy(sym, (const char *)data->d_buf + i * sizeof(Elf64_Sym), sizeof(Elf64_Sym));
 	return true;
 }
@@ -501,9 +504,8 @@ static void load_table(struct dso *d, Elf *elf, Elf_Scn *scn, const GElf_Shdr *s
 
 	if (!data || !data->d_buf || !entsize || sh->sh_entsize != entsize)
 		return;
-	/* elf_getdata() converted the table to the host's order: GElf_Sym is Elf64_Sym */
-	in_place = gelf_getclass(elf) == ELFCLASS64 && data->d_type == ELF_T_SYM &&
-		   sizeof(GElf_Sym) == sizeof(Elf64_Sym);
+	/* elf_getdata() converted the table to the host's order */
+	in_place = gelf_getclass(elf) == ELFCLASS64 && data->d_type == ELF_T_SYM;
 	sym_strs_init(&strs, elf, sh->sh_link);
 	n = MIN(data->d_size / entsize, (size_t)MAX_SYMBOLS);
 	for (i = 0; i < n; i++) {

@@ -880,6 +880,9 @@ static void check_lookups(const struct prog *p, const char *what, const char *b_
 	}
 	is_buf(all, exp, "the row at each address, libdw's choice at ties");
 	is_u64(t.nr_rows, 8, "eight rows");
+	/* its rows would belong to no run, left out of the order: refused */
+	ok(!dwline_read(&s, 0, 8, "/src", &t) && t.nr_rows == 8,
+	   "%s: a table decoded into again: refused, its rows kept", what);
 	dwline_free(&t);
 }
 
