@@ -35,6 +35,7 @@ struct abbrev {
 	u32 size; /* all attributes' bytes when every form fixes its size, else VAR */
 	u32 sib_at; /* where DW_AT_sibling is in them, with size fixed; else NO_SIB_AT */
 	u64 sib_form;
+	u8 sib_size; /* its form's, VAR when its bytes tell */
 	u8 pc_attrs; /* the pc attributes seen (note_attr()) */
 };
 
@@ -137,7 +138,7 @@ static u8 form_size(const struct dwscan_unit *u, u64 form)
  * attributes, the scan would take the last: a repeated one the scan reads
  * refuses the table (libdw's walk judges it).
  */
-static bool note_attr(struct abbrev *a, u64 name, u64 form)
+static bool note_attr(struct abbrev *a, u64 name, u64 form, u8 size)
 {
 	switch (name) {
 	case DW_AT_sibling:
@@ -146,6 +147,7 @@ static bool note_attr(struct abbrev *a, u64 name, u64 form)
 		a->sibling = true;
 		a->sib_at = a->size != VAR ? a->size : NO_SIB_AT;
 		a->sib_form = form;
+		a->sib_size = size;
 		return true;
 	case DW_AT_low_pc:
 	case DW_AT_high_pc:
@@ -215,9 +217,9 @@ static bool read_abbrevs(struct dwscan *s)
 				break;
 			if (form == DW_FORM_implicit_const)
 				dw_sleb(&c); /* its value is here, not in the DIE */
-			if (!note_attr(a, name, form))
-				return false;
 			size = form_size(u, form);
+			if (!note_attr(a, name, form, size))
+				return false;
 			VEC_GROW(s->specs, s->nr_specs, s->alloc_specs);
 			s->specs[s->nr_specs++] =
 				(struct spec){ .name = name, .form = form, .size = size };
@@ -279,7 +281,7 @@ static bool skip_form(struct dwcur *c, const struct dwscan_unit *u, u64 form, bo
 }
 
 /* A DW_AT_sibling's value (unit-relative), read again from its bytes at @at. */
-static bool read_ref(const u8 *at, const struct dwcur *c, u64 form, u64 *ref)
+static inline bool read_ref(const u8 *at, const struct dwcur *c, u64 form, u64 *ref)
 {
 	struct dwcur r = { .p = at, .end = c->p, .big = c->big };
 
@@ -603,32 +605,28 @@ static bool add_found(struct scan *w, enum mode m)
 	return true;
 }
 
-/*
- * The DIE at @c's position (after its code), abbreviation @a: its
- * attributes skipped, its DW_AT_sibling into *@sib, an inlined instance's
- * pc attributes into @pa when @pa is given.
- */
-static bool read_attrs(struct scan *w, struct dwcur *c, const struct abbrev *a, u64 *sib,
-		       struct pc_attrs *pa)
+/* Most DIEs: every attribute of a fixed size, one step over them, the sibling read in place. */
+static inline bool skip_fixed(struct dwcur *c, const struct abbrev *a, u64 *sib)
+{
+	const u8 *at;
+
+	if (!dw_need(c, a->size))
+		return false;
+	at = c->p + a->sib_at;
+	c->p += a->size;
+	if (!a->sibling)
+		return true;
+	return read_ref(at, &(struct dwcur){ .p = at + a->sib_size, .big = c->big }, a->sib_form,
+			sib);
+}
+
+/* The rest: attribute by attribute, an inlined instance's pc attributes into @pa when given. */
+static bool __attribute__((noinline))
+read_each(struct scan *w, struct dwcur *c, const struct abbrev *a, u64 *sib, struct pc_attrs *pa)
 {
 	const struct dwscan_unit *u = w->u;
 	u32 i;
 
-	*sib = 0;
-	if (a->size != VAR && !pa && (!a->sibling || a->sib_at != NO_SIB_AT)) {
-		/* most DIEs: one step over all of their attributes, their sibling read in place */
-		if (!dw_need(c, a->size))
-			return false;
-		if (a->sibling) {
-			const u8 *at = c->p + a->sib_at;
-			struct dwcur end = { .p = at + form_size(u, a->sib_form), .big = c->big };
-
-			if (!read_ref(at, &end, a->sib_form, sib))
-				return false;
-		}
-		c->p += a->size;
-		return true;
-	}
 	for (i = 0; i < a->nr; i++) {
 		const struct spec *sp = &w->s->specs[a->first + i];
 		const u8 *at = c->p;
@@ -646,6 +644,21 @@ static bool read_attrs(struct scan *w, struct dwcur *c, const struct abbrev *a, 
 			read_pc(pa, w->s, sp, at, c);
 	}
 	return true;
+}
+
+/*
+ * The DIE at @c's position (after its code), abbreviation @a: its
+ * attributes skipped, its DW_AT_sibling into *@sib, an inlined instance's
+ * pc attributes into @pa when @pa is given.  Inline: the scan's step per
+ * DIE, a call of its own only for DIEs of variable size.
+ */
+static inline bool read_attrs(struct scan *w, struct dwcur *c, const struct abbrev *a, u64 *sib,
+			      struct pc_attrs *pa)
+{
+	*sib = 0;
+	if (a->size != VAR && !pa)
+		return skip_fixed(c, a, sib);
+	return read_each(w, c, a, sib, pa);
 }
 
 /*
@@ -696,7 +709,7 @@ static bool scan_children(struct scan *w, struct dwcur *c, enum mode m, u32 pare
 		return false;
 	for (;;) {
 		u64 off = c->p - u->info, code = dw_uleb(c), sib;
-		struct pc_attrs pa = { 0 };
+		struct pc_attrs pa; /* an inlined instance's only: not cleared for every DIE */
 		bool inlined, in;
 		const struct abbrev *a;
 		u32 inner;
@@ -709,6 +722,8 @@ static bool scan_children(struct scan *w, struct dwcur *c, enum mode m, u32 pare
 			return false;
 		a = &s->abbrevs[code];
 		inlined = m == TREE && a->tag == DW_TAG_inlined_subroutine;
+		if (inlined)
+			pa = (struct pc_attrs){ 0 };
 		if (!read_attrs(w, c, a, &sib, inlined ? &pa : NULL) ||
 		    !found(w, m, a, off, parent, depth, &pa, &inner))
 			return false;
