@@ -21,6 +21,7 @@
 struct spec {
 	u64 name;
 	u64 form;
+	s64 value; /* DW_FORM_implicit_const's */
 	u8 size;
 };
 
@@ -55,6 +56,8 @@ struct dwscan {
 	bool addr_base_known; /* else libdw reads address indexes */
 	u64 rnglists_base; /* DW_AT_rnglists_base: its range lists' offsets */
 	bool rnglists_base_known;
+	u64 str_offsets_base; /* DW_AT_str_offsets_base: its strings' offsets, for DW_FORM_strx */
+	bool str_offsets_base_known;
 };
 
 /* What a scan looks for: skipping, a unit's functions, a function's inlined instances. */
@@ -64,13 +67,10 @@ enum mode { SKIP, FUNCS, TREE };
 struct scan {
 	const struct dwscan *s;
 	const struct dwscan_unit *u;
-	u64 *offs; /* FUNCS */
-	u32 nr_offs;
-	u32 alloc_offs;
-	struct dwscan_tree *t; /* TREE */
+	struct dwscan_tree *t; /* the functions (FUNCS) or instances (TREE) found */
 };
 
-/* The pc attributes of an inlined instance, as the scan found them. */
+/* The pc attributes of an instance or function, as the scan found them. */
 struct pc_attrs {
 	u64 low;
 	u64 high;
@@ -207,6 +207,7 @@ static bool read_abbrevs(struct dwscan *s)
 		a->children = dw_u8(&c) == DW_CHILDREN_yes;
 		a->first = s->nr_specs;
 		for (;;) {
+			s64 value;
 			u8 size;
 
 			name = dw_uleb(&c);
@@ -215,14 +216,15 @@ static bool read_abbrevs(struct dwscan *s)
 				return false; /* libdw keeps 32 bits of each: another reading */
 			if (!name && !form)
 				break;
-			if (form == DW_FORM_implicit_const)
-				dw_sleb(&c); /* its value is here, not in the DIE */
+			/* an implicit constant's value is here, not in the DIE */
+			value = form == DW_FORM_implicit_const ? dw_sleb(&c) : 0;
 			size = form_size(u, form);
 			if (!note_attr(a, name, form, size))
 				return false;
 			VEC_GROW(s->specs, s->nr_specs, s->alloc_specs);
-			s->specs[s->nr_specs++] =
-				(struct spec){ .name = name, .form = form, .size = size };
+			s->specs[s->nr_specs++] = (struct spec){
+				.name = name, .form = form, .value = value, .size = size
+			};
 			a->nr++;
 			if (a->size != VAR)
 				a->size = size == VAR || a->size + size > MAX_FIXED
@@ -416,8 +418,8 @@ static bool list_index(const struct dwscan *s, u64 idx, u64 *off)
 }
 
 /*
- * One pc attribute of an inlined instance, its bytes at @at up to @c's
- * position, into @pa.  Only the forms GCC and clang give them outside
+ * One pc attribute of an instance or function, its bytes at @at up to
+ * @c's position, into @pa.  Only the forms GCC and clang give them outside
  * split DWARF are read here; any other sends the DIE to libdw.
  */
 static void read_pc(struct pc_attrs *pa, const struct dwscan *s, const struct spec *sp,
@@ -571,7 +573,7 @@ static bool read_list(struct scan *w, struct dwscan_inst *in, u64 off)
 	return !ret;
 }
 
-/* An inlined instance's code as libdw's dwarf_ranges() would give it. */
+/* An instance's or function's code as libdw's dwarf_ranges() would give it. */
 static bool set_pc(struct scan *w, struct dwscan_inst *in, const struct pc_attrs *pa)
 {
 	in->pc = DWSCAN_PC_RANGES;
@@ -591,17 +593,11 @@ static bool set_pc(struct scan *w, struct dwscan_inst *in, const struct pc_attrs
 }
 
 /* Room for one more finding; false past the bound no real unit reaches. */
-static bool add_found(struct scan *w, enum mode m)
+static bool add_found(struct scan *w)
 {
-	if (m == FUNCS) {
-		if (w->nr_offs >= DWSCAN_MAX_FUNCS)
-			return false;
-		VEC_GROW(w->offs, w->nr_offs, w->alloc_offs);
-	} else {
-		if (w->t->nr_insts >= DWSCAN_MAX_FUNCS)
-			return false;
-		VEC_GROW(w->t->insts, w->t->nr_insts, w->t->alloc_insts);
-	}
+	if (w->t->nr_insts >= DWSCAN_MAX_FUNCS)
+		return false;
+	VEC_GROW(w->t->insts, w->t->nr_insts, w->t->alloc_insts);
 	return true;
 }
 
@@ -620,7 +616,7 @@ static inline bool skip_fixed(struct dwcur *c, const struct abbrev *a, u64 *sib)
 			sib);
 }
 
-/* The rest: attribute by attribute, an inlined instance's pc attributes into @pa when given. */
+/* The rest: attribute by attribute, the pc attributes into @pa when given. */
 static bool __attribute__((noinline))
 read_each(struct scan *w, struct dwcur *c, const struct abbrev *a, u64 *sib, struct pc_attrs *pa)
 {
@@ -648,8 +644,8 @@ read_each(struct scan *w, struct dwcur *c, const struct abbrev *a, u64 *sib, str
 
 /*
  * The DIE at @c's position (after its code), abbreviation @a: its
- * attributes skipped, its DW_AT_sibling into *@sib, an inlined instance's
- * pc attributes into @pa when @pa is given.  Inline: the scan's step per
+ * attributes skipped, its DW_AT_sibling into *@sib, its pc attributes
+ * into @pa when @pa is given.  Inline: the scan's step per
  * DIE, a call of its own only for DIEs of variable size.
  */
 static inline bool read_attrs(struct scan *w, struct dwcur *c, const struct abbrev *a, u64 *sib,
@@ -661,6 +657,14 @@ static inline bool read_attrs(struct scan *w, struct dwcur *c, const struct abbr
 	return read_each(w, c, a, sib, pa);
 }
 
+/* Whether the scan in mode @m adds a DIE of @a, and so reads its pc attributes. */
+static inline bool wants_pc(enum mode m, const struct abbrev *a)
+{
+	bool func = a->tag == DW_TAG_subprogram && a->has_pc;
+
+	return m == FUNCS ? func : m == TREE && (func || a->tag == DW_TAG_inlined_subroutine);
+}
+
 /*
  * What the DIE at @off (abbreviation @a, pc attributes @pa) adds to the
  * findings of a scan in mode @m: a unit's function, a function's inlined
@@ -670,28 +674,23 @@ static inline bool read_attrs(struct scan *w, struct dwcur *c, const struct abbr
 static bool found(struct scan *w, enum mode m, const struct abbrev *a, u64 off, u32 parent,
 		  u32 depth, const struct pc_attrs *pa, u32 *inner)
 {
-	bool func = a->tag == DW_TAG_subprogram && a->has_pc;
 	bool inlined = a->tag == DW_TAG_inlined_subroutine;
 	struct dwscan_inst *in;
 
 	*inner = parent;
-	if (m == FUNCS && func) {
-		if (!add_found(w, m))
-			return false;
-		w->offs[w->nr_offs++] = off;
-	} else if (m == TREE && (inlined || func)) {
-		if (!add_found(w, m))
-			return false;
-		in = &w->t->insts[w->t->nr_insts];
-		*in = (struct dwscan_inst){
-			.off = off, .parent = parent, .depth = depth, .nested = func
-		};
-		if (inlined && !set_pc(w, in, pa))
-			return false;
-		if (inlined)
-			*inner = w->t->nr_insts;
-		w->t->nr_insts++;
-	}
+	if (!wants_pc(m, a))
+		return true;
+	if (!add_found(w))
+		return false;
+	in = &w->t->insts[w->t->nr_insts];
+	*in = (struct dwscan_inst){
+		.off = off, .parent = parent, .depth = depth, .nested = m == TREE && !inlined
+	};
+	if (!set_pc(w, in, pa))
+		return false;
+	if (inlined)
+		*inner = w->t->nr_insts;
+	w->t->nr_insts++;
 	return true;
 }
 
@@ -709,8 +708,8 @@ static bool scan_children(struct scan *w, struct dwcur *c, enum mode m, u32 pare
 		return false;
 	for (;;) {
 		u64 off = c->p - u->info, code = dw_uleb(c), sib;
-		struct pc_attrs pa; /* an inlined instance's only: not cleared for every DIE */
-		bool inlined, in;
+		struct pc_attrs pa; /* what found() adds only: not cleared for every DIE */
+		bool pc, in;
 		const struct abbrev *a;
 		u32 inner;
 
@@ -721,10 +720,10 @@ static bool scan_children(struct scan *w, struct dwcur *c, enum mode m, u32 pare
 		if (code >= s->nr_abbrevs || !s->abbrevs[code].defined)
 			return false;
 		a = &s->abbrevs[code];
-		inlined = m == TREE && a->tag == DW_TAG_inlined_subroutine;
-		if (inlined)
+		pc = wants_pc(m, a);
+		if (pc)
 			pa = (struct pc_attrs){ 0 };
-		if (!read_attrs(w, c, a, &sib, inlined ? &pa : NULL) ||
+		if (!read_attrs(w, c, a, &sib, pc ? &pa : NULL) ||
 		    !found(w, m, a, off, parent, depth, &pa, &inner))
 			return false;
 		/* as libdw: into a scope by its children, past any DIE by its sibling */
@@ -810,6 +809,30 @@ bool dwscan_unit_at(struct dwscan_unit *u, const u8 *info, size_t info_size, con
 	return true;
 }
 
+/* The abbreviation of the DIE at @off (inside the unit), @c past its code; NULL if none. */
+static const struct abbrev *die_at(const struct dwscan *s, u64 off, struct dwcur *c)
+{
+	const struct dwscan_unit *u = &s->u;
+	u64 code;
+
+	*c = (struct dwcur){ .p = u->info + off, .end = u->info + u->end, .big = u->big_endian };
+	code = dw_uleb(c);
+	if (c->bad || !code || code >= s->nr_abbrevs || !s->abbrevs[code].defined)
+		return NULL;
+	return &s->abbrevs[code];
+}
+
+/* The DIE's next attribute, of @sp, stepped over: its bytes into @r; false if it cannot be. */
+static bool next_attr(const struct dwscan *s, const struct spec *sp, struct dwcur *c,
+		      struct dwcur *r)
+{
+	*r = (struct dwcur){ .p = c->p, .big = c->big };
+	if (!skip_form(c, &s->u, sp->form, false))
+		return false;
+	r->end = c->p;
+	return true;
+}
+
 /*
  * What the unit's DIE says for the scans: the base address of its range
  * lists as libdw takes it (DW_AT_low_pc, else DW_AT_entry_pc, which libdw
@@ -819,24 +842,21 @@ bool dwscan_unit_at(struct dwscan_unit *u, const u8 *info, size_t info_size, con
 static void read_unit_die(struct dwscan *s)
 {
 	const struct dwscan_unit *u = &s->u;
-	struct dwcur c = { .p = u->info + u->die, .end = u->info + u->end, .big = u->big_endian };
-	u64 code = dw_uleb(&c);
+	const struct abbrev *a;
 	const struct spec *low = NULL;
 	const u8 *low_at = NULL;
 	bool entry = false;
-	const struct abbrev *a;
+	struct dwcur c, r;
 	u32 i;
 
-	if (c.bad || !code || code >= s->nr_abbrevs || !s->abbrevs[code].defined)
+	a = die_at(s, u->die, &c);
+	if (!a)
 		return;
-	a = &s->abbrevs[code];
 	for (i = 0; i < a->nr; i++) {
 		const struct spec *sp = &s->specs[a->first + i];
-		struct dwcur r = { .p = c.p, .big = c.big };
 
-		if (!skip_form(&c, u, sp->form, false))
+		if (!next_attr(s, sp, &c, &r))
 			return;
-		r.end = c.p;
 		switch (sp->name) {
 		case DW_AT_low_pc:
 			low = sp;
@@ -853,6 +873,10 @@ static void read_unit_die(struct dwscan *s)
 			s->rnglists_base = dw_uint(&r, u->offset_size);
 			s->rnglists_base_known = sp->form == DW_FORM_sec_offset && !r.bad;
 			break;
+		case DW_AT_str_offsets_base:
+			s->str_offsets_base = dw_uint(&r, u->offset_size);
+			s->str_offsets_base_known = sp->form == DW_FORM_sec_offset && !r.bad;
+			break;
 		default:
 			break;
 		}
@@ -867,6 +891,225 @@ static void read_unit_die(struct dwscan *s)
 	}
 	if (s->base == UINT64_MAX)
 		s->base_known = false; /* libdw's mark of a base not read yet: its lists fail */
+}
+
+/*
+ * Entry @idx of the unit's string offsets (.debug_str_offsets, after
+ * DW_AT_str_offsets_base) into *@off; false without that base (libdw then
+ * guesses one) or past the section.
+ */
+static bool str_index(const struct dwscan *s, u64 idx, u64 *off)
+{
+	const struct dwscan_unit *u = &s->u;
+	size_t size = u->str_offsets_size;
+	struct dwcur r = { .big = u->big_endian };
+
+	if (!u->str_offsets || !s->str_offsets_base_known || s->str_offsets_base > size ||
+	    idx >= (size - s->str_offsets_base) / u->offset_size)
+		return false;
+	r.p = u->str_offsets + s->str_offsets_base + idx * u->offset_size;
+	r.end = u->str_offsets + size;
+	*off = dw_uint(&r, u->offset_size);
+	return !r.bad;
+}
+
+/* The string an attribute of @form holds at @r; false for a form not read here. */
+static bool form_str(const struct dwscan *s, u64 form, struct dwcur *r, const char **str)
+{
+	const struct dwscan_unit *u = &s->u;
+	const u8 *sec = form == DW_FORM_line_strp ? u->line_str : u->str;
+	size_t size = form == DW_FORM_line_strp ? u->line_str_size : u->str_size;
+	u64 off;
+
+	switch (form) {
+	case DW_FORM_string:
+		*str = (const char *)r->p;
+		return true; /* skip_form() found its NUL */
+	case DW_FORM_strp:
+	case DW_FORM_line_strp:
+		off = dw_uint(r, u->offset_size);
+		break;
+	case DW_FORM_strx:
+		if (!str_index(s, dw_uleb(r), &off))
+			return false;
+		break;
+	case DW_FORM_strx1:
+	case DW_FORM_strx2:
+	case DW_FORM_strx3:
+	case DW_FORM_strx4:
+		if (!str_index(s, dw_uint(r, form_size(u, form)), &off))
+			return false;
+		break;
+	default:
+		return false;
+	}
+	if (r->bad || !sec || off >= size || !memchr(sec + off, 0, size - off))
+		return false;
+	*str = (const char *)sec + off;
+	return true;
+}
+
+/* DW_AT_stmt_list's offset, of the forms libdw reads it in; false for another. */
+static bool form_lines(const struct dwscan_unit *u, u64 form, struct dwcur *r, u64 *off)
+{
+	if (form == DW_FORM_sec_offset ||
+	    (u->version < 4 && (form == DW_FORM_data4 || form == DW_FORM_data8)))
+		*off = dw_uint(r, form_size(u, form));
+	else
+		return false;
+	return !r->bad;
+}
+
+bool dwscan_unit_die(const struct dwscan *s, struct dwscan_cu *cu)
+{
+	const struct dwscan_unit *u = &s->u;
+	struct pc_attrs pa = { 0 };
+	struct dwscan_inst in = { 0 };
+	struct scan w = { .s = s, .u = u, .t = &cu->ranges };
+	bool comp_dir = false, ok;
+	const struct abbrev *a;
+	struct dwcur c, r;
+	u32 i;
+
+	memset(cu, 0, sizeof(*cu));
+	a = die_at(s, u->die, &c);
+	if (!a)
+		return false;
+	cu->tag = a->tag;
+	for (i = 0; i < a->nr; i++) {
+		const struct spec *sp = &s->specs[a->first + i];
+
+		if (!next_attr(s, sp, &c, &r))
+			return false;
+		read_pc(&pa, s, sp, r.p, &c);
+		/* libdw takes the first of a repeated attribute, this reading the last */
+		if (sp->name == DW_AT_stmt_list) {
+			if (cu->has_lines || !form_lines(u, sp->form, &r, &cu->lines))
+				return false;
+			cu->has_lines = true;
+		} else if (sp->name == DW_AT_comp_dir) {
+			if (comp_dir || !form_str(s, sp->form, &r, &cu->comp_dir))
+				return false;
+			comp_dir = true;
+		}
+	}
+	ok = set_pc(&w, &in, &pa);
+	cu->pc = in.pc;
+	if (!ok)
+		dwscan_cu_free(cu);
+	return ok;
+}
+
+void dwscan_cu_free(struct dwscan_cu *cu)
+{
+	dwscan_tree_free(&cu->ranges);
+}
+
+/* What a DIE says of its name and call site, and where the names may go on. */
+struct name_attrs {
+	const char *name[3]; /* DW_AT_linkage_name, DW_AT_MIPS_linkage_name, DW_AT_name */
+	u64 origin; /* DW_AT_abstract_origin, else DW_AT_specification: unit-relative; 0 none */
+	bool spec; /* origin is a DW_AT_specification */
+	u64 call[2]; /* DW_AT_call_file, DW_AT_call_line; NO_CALL: none */
+};
+
+#define NO_CALL UINT64_MAX
+
+/* Which of name_attrs.name an attribute is, or -1. */
+static int name_slot(u64 name)
+{
+	return name == DW_AT_linkage_name	 ? 0
+	       : name == DW_AT_MIPS_linkage_name ? 1
+	       : name == DW_AT_name		 ? 2
+						 : -1;
+}
+
+/*
+ * One attribute of those into @na, its bytes at @r; false for a form read
+ * here only by libdw.  The first of repeated ones counts, as in libdw.
+ */
+static bool name_attr(const struct dwscan *s, const struct spec *sp, struct dwcur *r,
+		      struct name_attrs *na)
+{
+	const struct dwscan_unit *u = &s->u;
+	int slot = name_slot(sp->name);
+	u64 v;
+
+	if (slot >= 0)
+		return na->name[slot] || form_str(s, sp->form, r, &na->name[slot]);
+	switch (sp->name) {
+	case DW_AT_abstract_origin:
+	case DW_AT_specification:
+		if (na->origin && (!na->spec || sp->name == DW_AT_specification))
+			return true;
+		if (!read_ref(r->p, &(struct dwcur){ .p = r->end, .big = r->big }, sp->form, &v))
+			return false;
+		na->origin = v;
+		na->spec = sp->name == DW_AT_specification;
+		return true;
+	case DW_AT_call_file:
+	case DW_AT_call_line:
+		if (sp->form == DW_FORM_implicit_const)
+			v = sp->value;
+		else if (sp->form == DW_FORM_udata)
+			v = dw_uleb(r);
+		else if (sp->form >= DW_FORM_data2 && sp->form <= DW_FORM_data8)
+			v = dw_uint(r, form_size(u, sp->form));
+		else if (sp->form == DW_FORM_data1)
+			v = dw_u8(r);
+		else
+			return false;
+		if (na->call[sp->name == DW_AT_call_line] == NO_CALL)
+			na->call[sp->name == DW_AT_call_line] = v;
+		return !r->bad;
+	default:
+		return true;
+	}
+}
+
+/* The name attributes of the DIE at @off (in .debug_info) into @na; false where libdw reads. */
+static bool read_names(const struct dwscan *s, u64 off, struct name_attrs *na)
+{
+	const struct abbrev *a;
+	struct dwcur c, r;
+	u32 i;
+
+	*na = (struct name_attrs){ .call = { NO_CALL, NO_CALL } };
+	if (off <= s->u.die || off >= s->u.end)
+		return false; /* the unit's DIE: libdw looks further for a split unit's */
+	a = die_at(s, off, &c);
+	if (!a)
+		return false;
+	for (i = 0; i < a->nr; i++)
+		if (!next_attr(s, &s->specs[a->first + i], &c, &r) ||
+		    !name_attr(s, &s->specs[a->first + i], &r, na))
+			return false;
+	return true;
+}
+
+bool dwscan_name(const struct dwscan *s, u64 off, struct dwscan_name *out)
+{
+	const char *names[ARRAY_SIZE(((struct name_attrs *)0)->name)] = { NULL };
+	struct name_attrs na;
+	u32 chain, k;
+
+	memset(out, 0, sizeof(*out));
+	if (!read_names(s, off, &na))
+		return false;
+	out->call_file = na.call[0];
+	out->call_line = na.call[1];
+	/* as dwarf_attr_integrate() for each name in turn: along the origins, 16 at most */
+	for (chain = 0;; chain++) {
+		for (k = 0; k < ARRAY_SIZE(names); k++)
+			if (!names[k])
+				names[k] = na.name[k];
+		if (names[0] || !na.origin)
+			break;
+		if (chain == DWSCAN_MAX_CHAIN || !read_names(s, s->u.start + na.origin, &na))
+			return false;
+	}
+	out->name = names[0] ? names[0] : names[1] ? names[1] : names[2];
+	return true;
 }
 
 struct dwscan *dwscan_new(const struct dwscan_unit *u)
@@ -901,48 +1144,38 @@ void dwscan_free(struct dwscan *s)
  */
 static bool scan_die(struct scan *w, u64 off, enum mode m)
 {
-	const struct dwscan_unit *u = w->u;
-	struct dwcur c = { .big = u->big_endian };
 	const struct abbrev *a;
-	u64 code, sib;
+	struct dwcur c;
+	u64 sib;
 
-	if (off < u->die || off >= u->end)
+	if (off < w->u->die || off >= w->u->end)
 		return false;
-	c.p = u->info + off;
-	c.end = u->info + u->end;
-	code = dw_uleb(&c);
-	if (c.bad || !code || code >= w->s->nr_abbrevs || !w->s->abbrevs[code].defined)
-		return false;
-	a = &w->s->abbrevs[code];
-	if (!read_attrs(w, &c, a, &sib, NULL))
+	a = die_at(w->s, off, &c);
+	if (!a || !read_attrs(w, &c, a, &sib, NULL))
 		return false;
 	return !a->children || scan_children(w, &c, m, DWSCAN_NONE, 1);
 }
 
-bool dwscan_funcs(const struct dwscan *s, u64 **offs, u32 *nr)
-{
-	struct scan w = { .s = s, .u = &s->u };
-	bool ok = scan_die(&w, s->u.die, FUNCS);
-
-	if (!ok) {
-		free(w.offs);
-		w.offs = NULL;
-		w.nr_offs = 0;
-	}
-	*offs = w.offs;
-	*nr = w.nr_offs;
-	return ok;
-}
-
-bool dwscan_tree(const struct dwscan *s, u64 func, struct dwscan_tree *t)
+/* A scan in mode @m from the DIE at @off into @t. */
+static bool scan_into(const struct dwscan *s, u64 off, enum mode m, struct dwscan_tree *t)
 {
 	struct scan w = { .s = s, .u = &s->u, .t = t };
 
 	memset(t, 0, sizeof(*t));
-	if (scan_die(&w, func, TREE))
+	if (scan_die(&w, off, m))
 		return true;
 	dwscan_tree_free(t);
 	return false;
+}
+
+bool dwscan_funcs(const struct dwscan *s, struct dwscan_tree *t)
+{
+	return scan_into(s, s->u.die, FUNCS, t);
+}
+
+bool dwscan_tree(const struct dwscan *s, u64 func, struct dwscan_tree *t)
+{
+	return scan_into(s, func, TREE, t);
 }
 
 void dwscan_tree_free(struct dwscan_tree *t)

@@ -11,8 +11,7 @@
  * once, skips DIEs by their attribute forms (or their DW_AT_sibling), and
  * reports only the subprograms whose abbreviation can carry code
  * (DW_AT_low_pc or DW_AT_ranges), descending into namespaces and modules
- * as srcline.c's walk does.  srcline.c then reads those few DIEs through
- * libdw.
+ * as srcline.c's walk does, with their ranges.
  *
  * The same scan reads a function's inlined instances when an address first
  * hits it: on a kernel, whose functions inline deeply, walking those trees
@@ -20,6 +19,12 @@
  * attributes and range lists of the forms GCC and clang write outside
  * split DWARF (clang's DWARF 5 indexes into .debug_addr and the range
  * lists' offsets included), and leaves any other to libdw.
+ *
+ * It also reads what srcline.c asks of the unit's DIE and the names and
+ * call sites of the functions and instances an address hits: libdw finds
+ * a DIE's abbreviation by reading the unit's table up to it, and GCC puts
+ * the unit DIE's last, so any DIE libdw reads costs it the whole table
+ * (a tenth of symbolizing a kernel profile).
  *
  * Every read is bounded by the unit; anything the scan does not know
  * (a form, a sibling pointing backwards, nesting deeper than
@@ -52,6 +57,12 @@ struct dwscan_unit {
 	size_t ranges_size;
 	const u8 *addrs; /* .debug_addr, which DWARF 5's address indexes point into */
 	size_t addrs_size;
+	const u8 *str; /* .debug_str, .debug_line_str, .debug_str_offsets: names */
+	size_t str_size;
+	const u8 *line_str;
+	size_t line_str_size;
+	const u8 *str_offsets;
+	size_t str_offsets_size;
 	u16 version;
 	u8 addr_size;
 	u8 offset_size;
@@ -90,13 +101,6 @@ struct dwscan;
 struct dwscan *dwscan_new(const struct dwscan_unit *u);
 void dwscan_free(struct dwscan *s);
 
-/*
- * The offsets (in .debug_info) of the unit's subprograms that can have
- * code, into *@offs (malloced, *@nr of them); false when the scan cannot
- * tell.
- */
-bool dwscan_funcs(const struct dwscan *s, u64 **offs, u32 *nr);
-
 #define DWSCAN_NONE UINT32_MAX
 
 /* Where an inlined instance's code is. */
@@ -131,6 +135,52 @@ struct dwscan_tree {
 	u32 nr_ranges;
 	u32 alloc_ranges;
 };
+
+/*
+ * The unit's subprograms that can have code, into @t (zeroed first;
+ * dwscan_tree_free() frees it): each an instance with no parent, its
+ * ranges read as for an inlined instance.  False when the scan cannot
+ * tell.
+ */
+bool dwscan_funcs(const struct dwscan *s, struct dwscan_tree *t);
+
+/* What the unit's DIE says that srcline.c asks of it. */
+struct dwscan_cu {
+	u32 tag;
+	bool has_lines; /* DW_AT_stmt_list: its line program at @lines in .debug_line */
+	u64 lines;
+	const char *comp_dir; /* NULL: none */
+	u8 pc; /* enum dwscan_pc: where its code is, its ranges in @ranges */
+	struct dwscan_tree ranges;
+};
+
+/*
+ * The unit's DIE into @cu (dwscan_cu_free() frees it), so that libdw need
+ * not read it: libdw looks its abbreviation up by reading the table to
+ * it, and GCC puts it last.  False for a form read here only by libdw
+ * (a string index, a string in another file).
+ */
+bool dwscan_unit_die(const struct dwscan *s, struct dwscan_cu *cu);
+void dwscan_cu_free(struct dwscan_cu *cu);
+
+/* Origins dwscan_name() follows, as libdw's dwarf_attr_integrate(). */
+#define DWSCAN_MAX_CHAIN 16
+
+/* What srcline.c shows of a function or inlined instance. */
+struct dwscan_name {
+	const char *name; /* linkage name, else the MIPS one, else DW_AT_name; NULL: none */
+	u64 call_file; /* DW_AT_call_file, UINT64_MAX: none */
+	u64 call_line;
+};
+
+/*
+ * The name of the DIE at @off (in .debug_info), looked for along its
+ * DW_AT_abstract_origin or DW_AT_specification as libdw looks, and its
+ * call site, into @n, so that libdw need not read the unit's
+ * abbreviations.  False where libdw reads what it needs: a string index,
+ * a reference to another unit or file, a chain longer than libdw follows.
+ */
+bool dwscan_name(const struct dwscan *s, u64 off, struct dwscan_name *n);
 
 /*
  * The inlined instances and nested functions in the function whose DIE is

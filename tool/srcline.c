@@ -63,7 +63,9 @@ struct unit {
 	Dwarf_Half version;
 	u8 addr_size;
 	u8 offset_size;
-	Dwarf_Die die;
+	Dwarf_Die die; /* libdw's, read only where libdw must (libdw_die()) */
+	bool have_die;
+	bool checked; /* unit_die() asked */
 	bool loaded;
 	bool ok;
 	bool aranged; /* .debug_aranges lists its code: its own ranges add nothing */
@@ -82,6 +84,8 @@ struct unit {
 	const char *comp_dir; /* relative file names are relative to it */
 	struct dwline lines; /* the line table and its files */
 	struct dwscan *scan; /* its abbreviations for dwscan.c; NULL: libdw walks it */
+	bool scanned_die; /* cu holds what the unit's DIE says; else libdw reads it */
+	struct dwscan_cu cu;
 };
 
 struct unit_range {
@@ -123,6 +127,8 @@ struct dso_dwarf {
 	size_t debug_ranges_size;
 	const u8 *debug_addr;
 	size_t debug_addr_size;
+	const u8 *str_offsets; /* .debug_str_offsets */
+	size_t str_offsets_size;
 	bool broken; /* warned once: symbols only from now on */
 	struct src_counts counts; /* how trees and instances were read */
 };
@@ -180,18 +186,13 @@ static Elf *dwarf_elf(struct dso *d, const char **path)
 	return NULL;
 }
 
-static void add_unit_ranges(struct dso_dwarf *dd, Dwarf_Die *cudie, u32 unit)
+static void add_unit_range(struct dso_dwarf *dd, u64 start, u64 end, u32 unit)
 {
-	Dwarf_Addr base, start, end;
-	ptrdiff_t off = 0;
-
-	while ((off = dwarf_ranges(cudie, off, &base, &start, &end)) > 0) {
-		if (end <= start)
-			continue;
-		VEC_GROW(dd->ranges, dd->nr_ranges, dd->alloc_ranges);
-		dd->ranges[dd->nr_ranges++] =
-			(struct unit_range){ .start = start, .end = end, .unit = unit };
-	}
+	if (end <= start)
+		return;
+	VEC_GROW(dd->ranges, dd->nr_ranges, dd->alloc_ranges);
+	dd->ranges[dd->nr_ranges++] =
+		(struct unit_range){ .start = start, .end = end, .unit = unit };
 }
 
 static int unit_range_cmp(const void *a, const void *b, void *arg)
@@ -240,13 +241,80 @@ static bool read_units(struct dso *d, struct dso_dwarf *dd)
 	return true;
 }
 
+/* libdw's DIE of the unit, for what only libdw reads. */
+static bool libdw_die(struct dso_dwarf *dd, struct unit *u)
+{
+	if (!u->have_die)
+		u->have_die = dwarf_offdie(dd->dw, u->off, &u->die) != NULL;
+	return u->have_die;
+}
+
+static void find_secs(struct dso_dwarf *dd);
+
+/*
+ * The unit's abbreviations and DIE read by dwscan.c, where it can: then
+ * libdw reads neither (it would read every abbreviation to find the
+ * unit DIE's).
+ */
+static void scan_unit(struct dso_dwarf *dd, struct unit *u)
+{
+	struct dwscan_unit su;
+
+	if (!dd->have_secs)
+		find_secs(dd);
+	/* the scan reads the header itself: where libdw reads it otherwise, libdw decides */
+	if (!dwscan_unit_at(&su, dd->info, dd->info_size, dd->abbrev, dd->abbrev_size,
+			    dd->secs.big_endian, u->hdr) ||
+	    su.die != u->off || su.end != u->next)
+		return;
+	su.rnglists = dd->rnglists;
+	su.rnglists_size = dd->rnglists_size;
+	su.ranges = dd->debug_ranges;
+	su.ranges_size = dd->debug_ranges_size;
+	su.addrs = dd->debug_addr;
+	su.addrs_size = dd->debug_addr_size;
+	su.str = dd->secs.str;
+	su.str_size = dd->secs.str_size;
+	su.line_str = dd->secs.line_str;
+	su.line_str_size = dd->secs.line_str_size;
+	su.str_offsets = dd->str_offsets;
+	su.str_offsets_size = dd->str_offsets_size;
+	u->scan = dwscan_new(&su);
+	u->scanned_die = u->scan && dwscan_unit_die(u->scan, &u->cu);
+}
+
 /* The unit's DIE, read on first use; false when it is no compilation unit. */
 static bool unit_die(struct dso_dwarf *dd, struct unit *u)
 {
-	if (!u->loaded && !u->ok)
-		u->ok = dwarf_offdie(dd->dw, u->off, &u->die) &&
-			dwarf_tag(&u->die) == DW_TAG_compile_unit;
+	if (u->checked)
+		return u->ok;
+	u->checked = true;
+	if (!dd->relocated)
+		scan_unit(dd, u);
+	if (u->scanned_die)
+		u->ok = u->cu.tag == DW_TAG_compile_unit;
+	else
+		u->ok = libdw_die(dd, u) && dwarf_tag(&u->die) == DW_TAG_compile_unit;
 	return u->ok;
+}
+
+/* The code of unit @i, as dwscan.c read it or else through libdw. */
+static void add_unit_ranges(struct dso_dwarf *dd, struct unit *u, u32 i)
+{
+	Dwarf_Addr base, start, end;
+	ptrdiff_t off = 0;
+	u32 k;
+
+	if (u->scanned_die && u->cu.pc != DWSCAN_PC_LIBDW) {
+		for (k = 0; k < u->cu.ranges.nr_ranges; k++)
+			add_unit_range(dd, u->cu.ranges.ranges[k].start, u->cu.ranges.ranges[k].end,
+				       i);
+		return;
+	}
+	if (!libdw_die(dd, u))
+		return;
+	while ((off = dwarf_ranges(&u->die, off, &base, &start, &end)) > 0)
+		add_unit_range(dd, start, end, i);
 }
 
 /*
@@ -305,7 +373,7 @@ static void read_unit_ranges(struct dso_dwarf *dd)
 	mark_aranged(dd);
 	for (i = 0; i < dd->nr_units; i++)
 		if (!dd->units[i].aranged && unit_die(dd, &dd->units[i]))
-			add_unit_ranges(dd, &dd->units[i].die, i);
+			add_unit_ranges(dd, &dd->units[i], i);
 	/* units starting at one address (rare): the longer wins */
 	dd->nr_ranges = iv_sort_unique(dd->ranges, dd->nr_ranges, sizeof(*dd->ranges),
 				       unit_range_cmp, NULL);
@@ -529,13 +597,15 @@ static void find_secs(struct dso_dwarf *dd)
 	dd->rnglists = elf_section_bytes(elf, ".debug_rnglists", false, &dd->rnglists_size);
 	dd->debug_ranges = elf_section_bytes(elf, ".debug_ranges", false, &dd->debug_ranges_size);
 	dd->debug_addr = elf_section_bytes(elf, ".debug_addr", false, &dd->debug_addr_size);
+	dd->str_offsets =
+		elf_section_bytes(elf, ".debug_str_offsets", false, &dd->str_offsets_size);
 }
 
 /*
  * libdwfl's relocated DWARF of a .ko: its line table through libdw, which
  * reads the relocated sections libdwfl keeps, copied into @u's table.
  */
-static bool libdw_lines(struct unit *u)
+static bool libdw_lines(struct dso_dwarf *dd, struct unit *u)
 {
 	const char *const *dirs;
 	struct u64map idx = { 0 };
@@ -544,7 +614,7 @@ static bool libdw_lines(struct unit *u)
 	size_t nr, nr_files, nr_dirs, i;
 	bool ok = false;
 
-	if (dwarf_getsrclines(&u->die, &lines, &nr) ||
+	if (!libdw_die(dd, u) || dwarf_getsrclines(&u->die, &lines, &nr) ||
 	    dwarf_getsrcfiles(&u->die, &files, &nr_files))
 		return false;
 	u->lines.version = u->version; /* libdw does not say the line table's own */
@@ -591,11 +661,28 @@ static bool own_lines(struct dso_dwarf *dd, struct unit *u)
 
 	if (!dd->have_secs)
 		find_secs(dd);
-	if (dwarf_formudata(dwarf_attr(&u->die, DW_AT_stmt_list, &attr), &off) ||
+	if (u->scanned_die)
+		return dwline_read(&dd->secs, u->cu.lines, u->addr_size, u->cu.comp_dir, &u->lines);
+	if (!libdw_die(dd, u) ||
+	    dwarf_formudata(dwarf_attr(&u->die, DW_AT_stmt_list, &attr), &off) ||
 	    !dwarf_diecu(&u->die, &cudie, &addr_size, NULL))
 		return false;
 	return dwline_read(&dd->secs, off, addr_size,
 			   dwarf_formstring(dwarf_attr(&u->die, DW_AT_comp_dir, &attr)), &u->lines);
+}
+
+/* Whether @addr is in the unit's code, as dwarf_haspc() says. */
+static bool unit_has(struct dso_dwarf *dd, struct unit *u, u64 addr)
+{
+	const struct dwscan_tree *t = &u->cu.ranges;
+	u32 i;
+
+	if (!u->scanned_die || u->cu.pc == DWSCAN_PC_LIBDW)
+		return libdw_die(dd, u) && dwarf_haspc(&u->die, addr) > 0;
+	for (i = 0; i < t->nr_ranges; i++)
+		if (addr >= t->ranges[i].start && addr < t->ranges[i].end)
+			return true;
+	return false;
 }
 
 /*
@@ -614,15 +701,15 @@ static bool lines_sane(struct dso_dwarf *dd, struct unit *u)
 	if (!dd->relocated && !own_lines(dd, u)) {
 		/* what dwline.c refuses (forms it does not know, say), libdw may read */
 		dwline_free(&u->lines);
-		if (!libdw_lines(u))
+		if (!libdw_lines(dd, u))
 			return false;
-	} else if (dd->relocated && !libdw_lines(u)) {
+	} else if (dd->relocated && !libdw_lines(dd, u)) {
 		return false;
 	}
 	if (t->nr_dirs && t->dirs[0] && t->dirs[0][0] == '/')
 		u->comp_dir = t->dirs[0];
 	for (i = 0; i < t->nr_rows && !inside; i++)
-		inside = !t->rows[i].end && dwarf_haspc(&u->die, t->rows[i].addr) > 0;
+		inside = !t->rows[i].end && unit_has(dd, u, t->rows[i].addr);
 	return inside || !t->nr_rows; /* no lines: nothing wrong with that */
 }
 
@@ -632,53 +719,82 @@ static void index_funcs(struct unit *u)
 	iv_build(&u->index, u->funcs, u->nr_funcs, sizeof(*u->funcs));
 }
 
+/* The ranges of an instance the scan read, to @v as node @node; false when all are empty. */
+static bool add_scanned(struct fn_range **v, u32 *nr, u32 *alloc, const struct dwscan_tree *st,
+			const struct dwscan_inst *in, u32 node, u32 depth)
+{
+	bool any = false;
+	u32 i;
+
+	for (i = 0; i < in->nr; i++) {
+		const struct dwscan_range *r = &st->ranges[in->first + i];
+
+		if (r->end <= r->start)
+			continue;
+		VEC_GROW(*v, *nr, *alloc);
+		(*v)[(*nr)++] = (struct fn_range){
+			.start = r->start, .end = r->end, .node = node, .depth = depth
+		};
+		any = true;
+	}
+	return any;
+}
+
 /*
- * The unit's functions: their DIEs found by dwscan.c, their ranges read
- * through libdw; where the scan cannot tell (or a .ko's relocated DWARF),
- * the walk through libdw, which judges corrupt entries.
+ * A function the scan found, added as add_func() adds it: its ranges as
+ * the scan read them, or through libdw where it left them to libdw.
+ * False when libdw cannot read the DIE, or reads no function there.
+ */
+static bool add_scanned_func(struct dso_dwarf *dd, struct unit *u, const struct dwscan_tree *st,
+			     const struct dwscan_inst *in)
+{
+	Dwarf_Die die;
+
+	if (in->pc == DWSCAN_PC_RANGES) {
+		if (add_scanned(&u->funcs, &u->nr_funcs, &u->alloc_funcs, st, in, u->nr_nodes, 0))
+			new_node(u, in->off, IV_NONE);
+		return true;
+	}
+	if (in->pc == DWSCAN_PC_NONE)
+		return true;
+	if (!dwarf_offdie(dd->dw, in->off, &die) || dwarf_tag(&die) != DW_TAG_subprogram)
+		return false;
+	add_func(u, &die);
+	return true;
+}
+
+/*
+ * The unit's functions and their ranges, found by dwscan.c; where the scan
+ * cannot tell (or a .ko's relocated DWARF), the walk through libdw, which
+ * judges corrupt entries.
  */
 static bool unit_funcs(struct dso_dwarf *dd, struct unit *u)
 {
-	struct dwscan_unit su;
-	u64 *offs = NULL;
-	u32 nr, i;
+	struct dwscan_tree ft;
+	u32 i;
 
-	if (dd->relocated)
-		return walk(u, NULL, &u->die, IV_NONE, 0);
-	if (!dd->have_secs)
-		find_secs(dd);
-	/* the scan reads the header itself: where libdw reads it otherwise, libdw's walk decides */
-	if (dwscan_unit_at(&su, dd->info, dd->info_size, dd->abbrev, dd->abbrev_size,
-			   dd->secs.big_endian, u->hdr) &&
-	    su.die == u->off && su.end == u->next) {
-		su.rnglists = dd->rnglists;
-		su.rnglists_size = dd->rnglists_size;
-		su.ranges = dd->debug_ranges;
-		su.ranges_size = dd->debug_ranges_size;
-		su.addrs = dd->debug_addr;
-		su.addrs_size = dd->debug_addr_size;
-		u->scan = dwscan_new(&su);
-	}
-	if (u->scan && dwscan_funcs(u->scan, &offs, &nr) && nr < MAX_UNIT_NODES) {
-		for (i = 0; i < nr; i++) {
-			Dwarf_Die die;
-
-			if (!dwarf_offdie(dd->dw, offs[i], &die) ||
-			    dwarf_tag(&die) != DW_TAG_subprogram)
+	if (u->scan && dwscan_funcs(u->scan, &ft)) {
+		for (i = 0; i < ft.nr_insts && ft.nr_insts < MAX_UNIT_NODES; i++)
+			if (!add_scanned_func(dd, u, &ft, &ft.insts[i]))
 				break;
-			add_func(u, &die);
-		}
-		if (i == nr) {
-			free(offs);
+		if (i == ft.nr_insts) {
+			dwscan_tree_free(&ft);
 			return true;
 		}
+		dwscan_tree_free(&ft);
 		u->nr_funcs = 0; /* libdw disagrees: its walk decides, here and in the trees */
 		u->nr_nodes = 0;
 	}
-	free(offs);
 	dwscan_free(u->scan);
 	u->scan = NULL;
-	return walk(u, NULL, &u->die, IV_NONE, 0);
+	return libdw_die(dd, u) && walk(u, NULL, &u->die, IV_NONE, 0);
+}
+
+static bool has_lines(struct dso_dwarf *dd, struct unit *u)
+{
+	if (u->scanned_die)
+		return u->cu.has_lines;
+	return libdw_die(dd, u) && dwarf_hasattr(&u->die, DW_AT_stmt_list);
 }
 
 /* The unit's functions and line table, the first time an address falls in it. */
@@ -691,7 +807,7 @@ static bool load_unit(struct dso *d, struct dso_dwarf *dd, struct unit *u)
 		dwarf_broken(d, dd, "corrupt function entries in .debug_info");
 		return u->ok = false;
 	}
-	if (dwarf_hasattr(&u->die, DW_AT_stmt_list) && !lines_sane(dd, u)) {
+	if (has_lines(dd, u) && !lines_sane(dd, u)) {
 		dwarf_broken(d, dd, "corrupt .debug_line");
 		return u->ok = false;
 	}
@@ -708,33 +824,19 @@ static bool load_unit(struct dso *d, struct dso_dwarf *dd, struct unit *u)
 static u32 add_inst(struct dso_dwarf *dd, struct unit *u, struct fn_tree *t,
 		    const struct dwscan_tree *st, const struct dwscan_inst *in, u32 parent)
 {
-	bool any = false;
 	Dwarf_Die die;
-	u32 i;
 
-	if (!in->nested && in->pc == DWSCAN_PC_NONE)
+	if (in->nested)
+		return add_scanned_func(dd, u, st, in) ? parent : IV_NONE;
+	if (in->pc == DWSCAN_PC_NONE)
 		return parent;
-	if (!in->nested && in->pc == DWSCAN_PC_RANGES) {
-		for (i = 0; i < in->nr; i++) {
-			const struct dwscan_range *r = &st->ranges[in->first + i];
-
-			if (r->end <= r->start)
-				continue;
-			VEC_GROW(t->ranges, t->nr_ranges, t->alloc_ranges);
-			t->ranges[t->nr_ranges++] = (struct fn_range){ .start = r->start,
-								       .end = r->end,
-								       .node = u->nr_nodes,
-								       .depth = in->depth };
-			any = true;
-		}
-		return any ? new_node(u, in->off, parent) : parent;
-	}
+	if (in->pc == DWSCAN_PC_RANGES)
+		return add_scanned(&t->ranges, &t->nr_ranges, &t->alloc_ranges, st, in, u->nr_nodes,
+				   in->depth)
+			       ? new_node(u, in->off, parent)
+			       : parent;
 	if (!dwarf_offdie(dd->dw, in->off, &die))
 		return IV_NONE;
-	if (in->nested) {
-		add_func(u, &die);
-		return parent;
-	}
 	dd->counts.insts_libdw++;
 	if (add_ranges(&t->ranges, &t->nr_ranges, &t->alloc_ranges, &die, u->nr_nodes, in->depth))
 		return new_node(u, in->off, parent);
@@ -873,13 +975,20 @@ static u32 unit_node(struct dso *d, struct dso_dwarf *dd, struct unit *u, u64 va
 }
 
 /* The name and call site of @n, read the first time an address hits it. */
-static const struct fn_node *node_info(struct dso_dwarf *dd, struct fn_node *n)
+static const struct fn_node *node_info(struct dso_dwarf *dd, struct unit *u, struct fn_node *n)
 {
+	struct dwscan_name dn;
 	Dwarf_Die die;
 
 	if (n->named)
 		return n;
 	n->named = true;
+	if (u->scan && dwscan_name(u->scan, n->off, &dn)) {
+		n->name = dn.name;
+		n->call_file = dn.call_file < UINT32_MAX ? dn.call_file : NO_FILE;
+		n->call_line = dn.call_line < UINT32_MAX ? dn.call_line : 0;
+		return n;
+	}
 	if (!dwarf_offdie(dd->dw, n->off, &die))
 		return n;
 	n->name = die_name(&die);
@@ -998,7 +1107,7 @@ static u32 dwarf_frames(struct dso *d, u64 vaddr, struct src_frame *out, u32 max
 	if (r == IV_NONE)
 		return out[0].file ? 1 : 0;
 	/* innermost inlined instance out to the function: each at its caller's call site */
-	for (n = node_info(dd, &u->nodes[r]);; n = node_info(dd, &u->nodes[n->parent])) {
+	for (n = node_info(dd, u, &u->nodes[r]);; n = node_info(dd, u, &u->nodes[n->parent])) {
 		out[nr - 1].func = n->name;
 		if (n->parent == IV_NONE || nr == max)
 			break;
@@ -1094,6 +1203,7 @@ void dso_src_free(struct dso *d)
 			free(u->nodes);
 			dwline_free(&u->lines);
 			dwscan_free(u->scan);
+			dwscan_cu_free(&u->cu);
 			iv_free(&u->index);
 		}
 		free(dd->units);

@@ -13,6 +13,7 @@
  * directly.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "../dwline.h"
 #include "../dwscan.h"
@@ -54,23 +55,69 @@ static void fuzz_lines(const unsigned char *data, size_t size)
 }
 
 /* The tree of each function the unit scan found: instances inside the unit, in order. */
-static void fuzz_trees(const struct dwscan *s, const struct dwscan_unit *u, const u64 *funcs,
-		       u32 nr_funcs)
+/* Whether the string at @p ends inside @size bytes at @sec. */
+static bool str_in(const char *p, const u8 *sec, size_t size)
+{
+	const u8 *q = (const u8 *)p;
+
+	return q >= sec && q < sec + size && memchr(q, 0, sec + size - q);
+}
+
+/* The unit's DIE read: its directory a string inside one of the sections it may be in. */
+static void fuzz_unit_die(const struct dwscan *s, const struct dwscan_unit *u)
+{
+	struct dwscan_cu cu;
+
+	if (!dwscan_unit_die(s, &cu))
+		return;
+	if (cu.comp_dir && !str_in(cu.comp_dir, u->info + u->die, u->end - u->die) &&
+	    !str_in(cu.comp_dir, u->str, u->str_size))
+		__builtin_trap();
+	dwscan_cu_free(&cu);
+}
+
+/* An instance's ranges, when read, inside the scan's table of them. */
+static void check_ranges(const struct dwscan_tree *t, const struct dwscan_inst *in)
+{
+	if (in->pc == DWSCAN_PC_RANGES &&
+	    (in->first > t->nr_ranges || in->nr > t->nr_ranges - in->first))
+		__builtin_trap();
+}
+
+/* A DIE's name read: a string inside the unit or the string sections. */
+static void fuzz_name(const struct dwscan *s, const struct dwscan_unit *u, u64 off)
+{
+	struct dwscan_name n;
+
+	if (dwscan_name(s, off, &n) && n.name &&
+	    !str_in(n.name, u->info + u->die, u->end - u->die) &&
+	    !str_in(n.name, u->str, u->str_size))
+		__builtin_trap();
+}
+
+static void fuzz_trees(const struct dwscan *s, const struct dwscan_unit *u,
+		       const struct dwscan_tree *funcs)
 {
 	struct dwscan_tree t;
 	u32 f, i;
 
-	for (f = 0; f < nr_funcs; f++) {
-		if (!dwscan_tree(s, funcs[f], &t))
+	for (f = 0; f < funcs->nr_insts; f++) {
+		u64 func = funcs->insts[f].off;
+
+		if (func <= u->die || func >= u->end || funcs->insts[f].parent != DWSCAN_NONE)
+			__builtin_trap(); /* a function inside its unit */
+		check_ranges(funcs, &funcs->insts[f]);
+		fuzz_name(s, u, func);
+		if (!dwscan_tree(s, func, &t))
 			continue;
 		for (i = 0; i < t.nr_insts; i++) {
 			const struct dwscan_inst *in = &t.insts[i];
 
-			if (in->off <= funcs[f] || in->off >= u->end ||
-			    (in->parent != DWSCAN_NONE && in->parent >= i) || !in->depth ||
-			    (in->pc == DWSCAN_PC_RANGES &&
-			     (in->first > t.nr_ranges || in->nr > t.nr_ranges - in->first)))
+			if (in->off <= func || in->off >= u->end ||
+			    (in->parent != DWSCAN_NONE && in->parent >= i) || !in->depth)
 				__builtin_trap(); /* inside the function, after its parent */
+			check_ranges(&t, in);
+			fuzz_name(s, u, in->off);
 		}
 		dwscan_tree_free(&t);
 	}
@@ -82,8 +129,9 @@ static void fuzz_scan(const unsigned char *data, size_t size)
 	struct dwscan_unit u;
 	struct dwscan *s;
 	size_t info_size;
-	u64 off = 0, *offs;
-	u32 units, nr, i;
+	struct dwscan_tree funcs;
+	u64 off = 0;
+	u32 units;
 
 	if (size < 3)
 		return;
@@ -94,16 +142,17 @@ static void fuzz_scan(const unsigned char *data, size_t size)
 			break;
 		if (u.start != off || u.die <= u.start || u.end <= u.die || u.end > info_size)
 			__builtin_trap(); /* a unit in order inside the section, or none */
-		/* the abbreviations' bytes as range lists and addresses too: their readers fuzzed */
+		/* the abbreviations' bytes as lists, addresses, strings too: their readers fuzzed */
 		u.rnglists = u.ranges = u.addrs = info + info_size;
+		u.str = u.line_str = u.str_offsets = info + info_size;
 		u.rnglists_size = u.ranges_size = u.addrs_size = size - 3 - info_size;
+		u.str_size = u.line_str_size = u.str_offsets_size = size - 3 - info_size;
 		s = dwscan_new(&u);
-		if (s && dwscan_funcs(s, &offs, &nr)) {
-			for (i = 0; i < nr; i++)
-				if (offs[i] <= u.die || offs[i] >= u.end)
-					__builtin_trap(); /* a function inside its unit */
-			fuzz_trees(s, &u, offs, nr);
-			free(offs);
+		if (s)
+			fuzz_unit_die(s, &u);
+		if (s && dwscan_funcs(s, &funcs)) {
+			fuzz_trees(s, &u, &funcs);
+			dwscan_tree_free(&funcs);
 		}
 		dwscan_free(s);
 		off = u.end;

@@ -41,6 +41,10 @@ struct cmp_stats {
 	u64 lists; /* instances in several ranges (DW_AT_ranges) */
 	u64 nested;
 	u64 to_libdw; /* left to libdw by the scan */
+	u64 names; /* functions' and instances' names and call sites compared */
+	u64 names_libdw; /* of them, left to libdw */
+	u32 names_differ;
+	u32 cu_differ; /* unit DIEs not read as libdw reads them */
 	bool lists_hostile; /* done for a unit with range lists */
 	u32 header_differ;
 	u64 funcs;
@@ -256,8 +260,7 @@ static void ref_tree(Dwarf_Die *scope, u64 parent, u32 depth, struct tree *t)
 			if (in.nested && !dwarf_hasattr(&c, DW_AT_low_pc) &&
 			    !dwarf_hasattr(&c, DW_AT_ranges))
 				continue;
-			if (!in.nested)
-				die_ranges(&c, &in);
+			die_ranges(&c, &in);
 			VEC_GROW(t->v, t->nr, t->alloc);
 			t->v[t->nr++] = in;
 			if (in.nested)
@@ -267,40 +270,6 @@ static void ref_tree(Dwarf_Die *scope, u64 parent, u32 depth, struct tree *t)
 		if (dwscan_tree_scope(tag) && dwarf_haschildren(&c))
 			ref_tree(&c, inner, depth + 1, t);
 	} while (!dwarf_siblingof(&c, &c));
-}
-
-/* dwscan_tree()'s findings in @t's form: ranges it read, or libdw's where it left them. */
-static bool scan_tree(Dwarf *dw, const struct dwscan *s, u64 func, struct tree *t,
-		      struct cmp_stats *st)
-{
-	struct dwscan_tree v;
-	u32 i, k;
-
-	if (!dwscan_tree(s, func, &v))
-		return false;
-	for (i = 0; i < v.nr_insts; i++) {
-		const struct dwscan_inst *si = &v.insts[i];
-		struct tree_inst in = { .off = si->off,
-					.parent = si->parent == DWSCAN_NONE
-							  ? func
-							  : v.insts[si->parent].off,
-					.depth = si->depth,
-					.nested = si->nested };
-		Dwarf_Die die;
-
-		if (si->pc == DWSCAN_PC_RANGES) {
-			for (k = 0; k < si->nr; k++)
-				add_range(&in, v.ranges[si->first + k].start,
-					  v.ranges[si->first + k].end);
-		} else if (si->pc == DWSCAN_PC_LIBDW && dwarf_offdie(dw, si->off, &die)) {
-			die_ranges(&die, &in);
-			st->to_libdw++;
-		}
-		VEC_GROW(t->v, t->nr, t->alloc);
-		t->v[t->nr++] = in;
-	}
-	dwscan_tree_free(&v);
-	return true;
 }
 
 static bool inst_same(const struct tree_inst *a, const struct tree_inst *b)
@@ -314,6 +283,136 @@ static bool inst_same(const struct tree_inst *a, const struct tree_inst *b)
 		if (a->ranges[i][0] != b->ranges[i][0] || a->ranges[i][1] != b->ranges[i][1])
 			return false;
 	return true;
+}
+
+/* An instance's or function's ranges as the scan read them, or libdw's where it left them. */
+static void scanned_ranges(Dwarf *dw, const struct dwscan_tree *v, const struct dwscan_inst *si,
+			   struct tree_inst *in, struct cmp_stats *st)
+{
+	Dwarf_Die die;
+	u32 k;
+
+	if (si->pc == DWSCAN_PC_RANGES) {
+		for (k = 0; k < si->nr; k++)
+			add_range(in, v->ranges[si->first + k].start, v->ranges[si->first + k].end);
+	} else if (si->pc == DWSCAN_PC_LIBDW && dwarf_offdie(dw, si->off, &die)) {
+		die_ranges(&die, in);
+		st->to_libdw++;
+	}
+}
+
+/* dwscan_funcs()'s functions: their offsets into *@offs (malloced, *@nr). */
+static bool scan_funcs(const struct dwscan *s, u64 **offs, u32 *nr)
+{
+	struct dwscan_tree t;
+	u32 i;
+
+	*offs = NULL;
+	*nr = 0;
+	if (!dwscan_funcs(s, &t))
+		return false;
+	*offs = xcalloc(t.nr_insts ? t.nr_insts : 1, sizeof(**offs));
+	for (i = 0; i < t.nr_insts; i++)
+		(*offs)[i] = t.insts[i].off;
+	*nr = t.nr_insts;
+	dwscan_tree_free(&t);
+	return true;
+}
+
+/* Each function's ranges, as the scan read them and as dwarf_ranges() gives them. */
+static bool compare_func_ranges(Dwarf *dw, const struct dwscan *s, struct cmp_stats *st)
+{
+	struct dwscan_tree t;
+	bool same = true;
+	u32 i;
+
+	if (!dwscan_funcs(s, &t))
+		return false;
+	for (i = 0; i < t.nr_insts && same; i++) {
+		struct tree_inst ours = { .off = t.insts[i].off }, ref = ours;
+		Dwarf_Die die;
+
+		scanned_ranges(dw, &t, &t.insts[i], &ours, st);
+		same = dwarf_offdie(dw, t.insts[i].off, &die);
+		if (same)
+			die_ranges(&die, &ref);
+		same = same && inst_same(&ours, &ref);
+		if (!same)
+			printf("#   function at 0x%llx: %u ranges scanned, libdw %u\n",
+			       (unsigned long long)t.insts[i].off, ours.nr_ranges, ref.nr_ranges);
+	}
+	dwscan_tree_free(&t);
+	return same;
+}
+
+/* dwscan_tree()'s findings in @t's form: ranges it read, or libdw's where it left them. */
+static bool scan_tree(Dwarf *dw, const struct dwscan *s, u64 func, struct tree *t,
+		      struct cmp_stats *st)
+{
+	struct dwscan_tree v;
+	u32 i;
+
+	if (!dwscan_tree(s, func, &v))
+		return false;
+	for (i = 0; i < v.nr_insts; i++) {
+		const struct dwscan_inst *si = &v.insts[i];
+		struct tree_inst in = { .off = si->off,
+					.parent = si->parent == DWSCAN_NONE
+							  ? func
+							  : v.insts[si->parent].off,
+					.depth = si->depth,
+					.nested = si->nested };
+
+		scanned_ranges(dw, &v, si, &in, st);
+		VEC_GROW(t->v, t->nr, t->alloc);
+		t->v[t->nr++] = in;
+	}
+	dwscan_tree_free(&v);
+	return true;
+}
+
+/* @die's name as srcline.c reads it through libdw, looked for along its origins. */
+static const char *ref_name(Dwarf_Die *die)
+{
+	static const unsigned int names[] = { DW_AT_linkage_name, DW_AT_MIPS_linkage_name,
+					      DW_AT_name };
+	Dwarf_Attribute attr;
+	const char *s = NULL;
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(names) && !s; i++)
+		s = dwarf_formstring(dwarf_attr_integrate(die, names[i], &attr));
+	return s;
+}
+
+static u64 ref_udata(Dwarf_Die *die, unsigned int name)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Word v;
+
+	return dwarf_attr(die, name, &attr) && !dwarf_formudata(&attr, &v) ? v : UINT64_MAX;
+}
+
+/* The name and call site of the DIE at @off, as the scan reads them and as libdw does. */
+static void compare_name(Dwarf *dw, const struct dwscan *s, u64 off, struct cmp_stats *st)
+{
+	struct dwscan_name n;
+	const char *ref;
+	Dwarf_Die die;
+
+	st->names++;
+	if (!dwscan_name(s, off, &n)) {
+		st->names_libdw++;
+		return;
+	}
+	ref = dwarf_offdie(dw, off, &die) ? ref_name(&die) : NULL;
+	if ((!ref != !n.name) || (ref && strcmp(ref, n.name)) ||
+	    n.call_file != ref_udata(&die, DW_AT_call_file) ||
+	    n.call_line != ref_udata(&die, DW_AT_call_line)) {
+		printf("#   DIE at 0x%llx: named %s, libdw %s\n", (unsigned long long)off,
+		       n.name ? n.name : "(none)", ref ? ref : "(none)");
+		st->names_differ++;
+	}
 }
 
 /* Every function's tree, as the scan finds it and as libdw's walk does. */
@@ -331,8 +430,10 @@ static bool compare_trees(Dwarf *dw, const struct dwscan *s, const u64 *funcs, u
 			return false;
 		ref_tree(&die, funcs[i], 1, &ref);
 		same = scan_tree(dw, s, funcs[i], &ours, st) && ours.nr == ref.nr;
+		compare_name(dw, s, funcs[i], st);
 		for (k = 0; same && k < ref.nr; k++) {
 			same = inst_same(&ours.v[k], &ref.v[k]);
+			compare_name(dw, s, ref.v[k].off, st);
 			st->lists += ref.v[k].nr_ranges > 1;
 			st->nested += ref.v[k].nested;
 		}
@@ -357,8 +458,8 @@ static bool compare_scan(Dwarf *dw, Dwarf_Die *cu, const struct dwscan_unit *su,
 	bool same;
 
 	ref_funcs(cu, &ref, &nr_ref, &alloc);
-	same = s && dwscan_funcs(s, &ours, &nr) && nr == nr_ref &&
-	       (!nr || !memcmp(ours, ref, nr * sizeof(*ours)));
+	same = s && scan_funcs(s, &ours, &nr) && nr == nr_ref &&
+	       (!nr || !memcmp(ours, ref, nr * sizeof(*ours))) && compare_func_ranges(dw, s, st);
 	if (!same)
 		printf("#   unit at 0x%llx: %u functions scanned, libdw %u\n",
 		       (unsigned long long)su->die, nr, nr_ref);
@@ -379,7 +480,7 @@ static void scan_all(const struct dwscan_unit *h, u64 func)
 	u64 *offs;
 	u32 nr;
 
-	if (s && dwscan_funcs(s, &offs, &nr))
+	if (s && scan_funcs(s, &offs, &nr))
 		free(offs);
 	if (s && dwscan_tree(s, func, &t))
 		dwscan_tree_free(&t);
@@ -401,7 +502,7 @@ static bool scan_hostile(const struct dwscan_unit *su)
 	u32 nr = 0;
 
 	/* the unit's first function, for the tree scans */
-	if (s && dwscan_funcs(s, &offs, &nr) && nr)
+	if (s && scan_funcs(s, &offs, &nr) && nr)
 		func = offs[0] - su->start;
 	free(offs);
 	dwscan_free(s);
@@ -437,7 +538,7 @@ static void trees_all(const struct dwscan_unit *h)
 	u64 *offs = NULL;
 	u32 nr = 0, i;
 
-	if (s && dwscan_funcs(s, &offs, &nr))
+	if (s && scan_funcs(s, &offs, &nr))
 		for (i = 0; i < nr; i++)
 			if (dwscan_tree(s, offs[i], &t))
 				dwscan_tree_free(&t);
@@ -482,14 +583,49 @@ static void lists_hostile(const struct dwscan_unit *su)
 	free(copy);
 }
 
+/* What the scan reads of the unit's DIE, against what libdw reads there. */
+static bool compare_cu(Dwarf_Die *cu, const struct dwscan_unit *su)
+{
+	struct dwscan *s = dwscan_new(su);
+	struct tree_inst ours = { 0 }, ref = { 0 };
+	Dwarf_Attribute attr;
+	struct dwscan_cu c;
+	Dwarf_Word lines;
+	const char *dir;
+	bool same;
+	u32 k;
+
+	if (!s || !dwscan_unit_die(s, &c)) {
+		dwscan_free(s);
+		return false;
+	}
+	dir = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &attr));
+	same = c.tag == (u32)dwarf_tag(cu) && c.has_lines == dwarf_hasattr(cu, DW_AT_stmt_list) &&
+	       (!c.has_lines || (!dwarf_formudata(dwarf_attr(cu, DW_AT_stmt_list, &attr), &lines) &&
+				 lines == c.lines)) &&
+	       !dir == !c.comp_dir && (!dir || !strcmp(dir, c.comp_dir)) &&
+	       c.pc == (c.ranges.nr_ranges ? DWSCAN_PC_RANGES : c.pc);
+	for (k = 0; c.pc == DWSCAN_PC_RANGES && k < c.ranges.nr_ranges; k++)
+		add_range(&ours, c.ranges.ranges[k].start, c.ranges.ranges[k].end);
+	die_ranges(cu, &ref);
+	same = same && c.pc != DWSCAN_PC_LIBDW && inst_same(&ours, &ref);
+	if (!same)
+		printf("#   unit DIE at 0x%llx: not read as libdw reads it\n",
+		       (unsigned long long)su->die);
+	dwscan_cu_free(&c);
+	dwscan_free(s);
+	return same;
+}
+
 /* Every unit of @bin: the decoder's table against libdw's, the scans against libdw's walks. */
 static void compare_libdw(const char *bin, const char *what)
 {
 	struct cmp_stats st = { 0 };
 	struct dwline_secs s = { 0 };
 	Dwarf_Off off = 0, next, abbrev_off;
-	const u8 *info, *abbrev, *rnglists, *ranges, *addrs;
+	const u8 *info, *abbrev, *rnglists, *ranges, *addrs, *str_offsets;
 	size_t hsize, info_size = 0, abbrev_size = 0, rnglists_size, ranges_size, addrs_size;
+	size_t str_offsets_size;
 	Dwarf_Half version;
 	u8 asize, osize;
 	Dwarf *dw;
@@ -512,6 +648,7 @@ static void compare_libdw(const char *bin, const char *what)
 	rnglists = section(elf, ".debug_rnglists", &rnglists_size);
 	ranges = section(elf, ".debug_ranges", &ranges_size);
 	addrs = section(elf, ".debug_addr", &addrs_size);
+	str_offsets = section(elf, ".debug_str_offsets", &str_offsets_size);
 	while (!dwarf_next_unit(dw, off, &next, &hsize, &version, &abbrev_off, &asize, &osize, NULL,
 				NULL)) {
 		struct dwscan_unit su;
@@ -530,7 +667,14 @@ static void compare_libdw(const char *bin, const char *what)
 			su.ranges_size = ranges_size;
 			su.addrs = addrs;
 			su.addrs_size = addrs_size;
+			su.str = s.str;
+			su.str_size = s.str_size;
+			su.line_str = s.line_str;
+			su.line_str_size = s.line_str_size;
+			su.str_offsets = str_offsets;
+			su.str_offsets_size = str_offsets_size;
 			st.units++;
+			st.cu_differ += !compare_cu(&cu, &su);
 			st.differ += !compare_unit(&cu, &s, &st);
 			st.scan_differ += !compare_scan(dw, &cu, &su, &st);
 			if (st.units == 1)
@@ -557,6 +701,11 @@ static void compare_libdw(const char *bin, const char *what)
 	   "left to libdw",
 	   what, (unsigned long long)(st.insts - st.nested), (unsigned long long)st.lists,
 	   (unsigned long long)st.nested, st.tree_differ, (unsigned long long)st.to_libdw);
+	ok(st.names && !st.names_differ && !st.names_libdw && !st.cu_differ,
+	   "%s: the scan names %llu functions and instances, with their call sites, as libdw "
+	   "does: %u differ, %llu left to libdw; %u unit DIEs read otherwise",
+	   what, (unsigned long long)st.names, st.names_differ, (unsigned long long)st.names_libdw,
+	   st.cu_differ);
 	dwarf_end(dw);
 out:
 	if (elf)
@@ -1229,7 +1378,7 @@ static bool scan_copy(struct dwscan_unit u)
 	memcpy(copy, u.info, u.info_size);
 	u.info = copy;
 	s = dwscan_new(&u);
-	ok = s && dwscan_funcs(s, &offs, &nr);
+	ok = s && scan_funcs(s, &offs, &nr);
 	dwscan_free(s);
 	free(offs);
 	free(copy);
