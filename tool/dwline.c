@@ -280,6 +280,27 @@ start_run(struct runs *runs, u64 addr, size_t first, bool fell)
 	runs->fell |= fell;
 }
 
+/*
+ * What a row at @addr (@end: ending its sequence) following one at @last
+ * (@last_end: that one ended its sequence, or there is none) tells the
+ * ordering: a run starts at it, or a sequence ends after a row at its
+ * address.  True for a row at the address of the row before it that ends
+ * nothing: no lookup can find the row before (the decoder lets it take
+ * that one's place).
+ */
+static inline __attribute__((always_inline)) bool note_row(struct runs *runs, size_t nr, u64 addr,
+							   bool end, u64 last, bool last_end)
+{
+	if (last_end || addr < last) {
+		start_run(runs, addr, nr, addr < last);
+	} else if (addr == last) {
+		if (!end)
+			return true;
+		runs->ends_last = true;
+	}
+	return false;
+}
+
 /* Room for more rows, up to the u32 their program order is kept in: false when full. */
 static bool __attribute__((noinline)) grow_rows(struct dwline *t, size_t nr)
 {
@@ -514,17 +535,11 @@ row:
 			rows = t->rows;
 			cap = t->alloc_rows;
 		}
-		if (last_end || addr < last_addr) {
-			start_run(runs, addr, nr, addr < last_addr);
-		} else if (addr == last_addr) {
-			if (is_end) {
-				runs->ends_last = true;
-			} else {
-				/* the row before, at this address: no lookup finds it now */
-				rows[nr - 1].file = file;
-				rows[nr - 1].line = line;
-				continue;
-			}
+		if (note_row(runs, nr, addr, is_end, last_addr, last_end)) {
+			/* the row before, at this address: no lookup finds it now */
+			rows[nr - 1].file = file;
+			rows[nr - 1].line = line;
+			continue;
 		}
 		rows[nr].addr = addr;
 		rows[nr].file = file;
@@ -756,14 +771,10 @@ void dwline_sort(struct dwline *t)
 	struct runs runs = { 0 };
 	size_t i;
 
-	for (i = 0; i < t->nr_rows; i++) {
-		const struct dwline_row *r = &t->rows[i], *p = i ? r - 1 : NULL;
-
-		if (!p || p->end || r->addr < p->addr)
-			start_run(&runs, r->addr, i, p && r->addr < p->addr);
-		else if (r->end && r->addr == p->addr)
-			runs.ends_last = true;
-	}
+	/* every row kept: another reader's table is libdw's, rows no lookup finds included */
+	for (i = 0; i < t->nr_rows; i++)
+		note_row(&runs, i, t->rows[i].addr, t->rows[i].end, i ? t->rows[i - 1].addr : 0,
+			 !i || t->rows[i - 1].end);
 	order_rows(t, &runs);
 	free(runs.v);
 }
