@@ -42,11 +42,14 @@ struct field {
 	bool is_num;
 };
 
-/* Read one value of @form (the ones line tables use); false: unknown form. */
-static bool read_form(struct dwcur *c, const struct dwline_secs *s, u32 offset_size, u64 form,
-		      struct field *f)
+/*
+ * Read one value of @form (the ones line tables use); false: unknown form.
+ * Inline: each file of each unit hit passes here, 200 000 on a kernel.
+ */
+static inline __attribute__((always_inline)) bool
+read_form(struct dwcur *c, const struct dwline_secs *s, u32 offset_size, u64 form, struct field *f)
 {
-	memset(f, 0, sizeof(*f));
+	*f = (struct field){ 0 };
 	switch (form) {
 	case DW_FORM_string:
 		f->str = dw_str(c);
