@@ -19,8 +19,8 @@
 #define VAR 0xff
 
 struct spec {
-	u64 name;
-	u64 form;
+	u32 name; /* read_abbrevs() refuses wider ones */
+	u32 form;
 	s64 value; /* DW_FORM_implicit_const's */
 	u8 size;
 };
@@ -834,6 +834,21 @@ static bool next_attr(const struct dwscan *s, const struct spec *sp, struct dwcu
 }
 
 /*
+ * A base the unit's DIE gives (@sp, its bytes at @r) into *@base, known
+ * when of the form compilers write; only the first of its name counts, as
+ * in libdw (*@seen).
+ */
+static void read_base(const struct dwscan_unit *u, const struct spec *sp, struct dwcur *r,
+		      u64 *base, bool *known, bool *seen)
+{
+	if (*seen)
+		return;
+	*seen = true;
+	*base = dw_uint(r, u->offset_size);
+	*known = sp->form == DW_FORM_sec_offset && !r->bad;
+}
+
+/*
  * What the unit's DIE says for the scans: the base address of its range
  * lists as libdw takes it (DW_AT_low_pc, else DW_AT_entry_pc, which libdw
  * reads, else 0), where its addresses and its range lists' offsets are in
@@ -845,7 +860,7 @@ static void read_unit_die(struct dwscan *s)
 	const struct abbrev *a;
 	const struct spec *low = NULL;
 	const u8 *low_at = NULL;
-	bool entry = false;
+	bool entry = false, seen[3] = { false }, gnu_addr_base = false, gnu_ranges_base = false;
 	struct dwcur c, r;
 	u32 i;
 
@@ -866,21 +881,30 @@ static void read_unit_die(struct dwscan *s)
 			entry = true;
 			break;
 		case DW_AT_addr_base:
-			s->addr_base = dw_uint(&r, u->offset_size);
-			s->addr_base_known = sp->form == DW_FORM_sec_offset && !r.bad;
+			read_base(u, sp, &r, &s->addr_base, &s->addr_base_known, &seen[0]);
 			break;
 		case DW_AT_rnglists_base:
-			s->rnglists_base = dw_uint(&r, u->offset_size);
-			s->rnglists_base_known = sp->form == DW_FORM_sec_offset && !r.bad;
+			read_base(u, sp, &r, &s->rnglists_base, &s->rnglists_base_known, &seen[1]);
 			break;
 		case DW_AT_str_offsets_base:
-			s->str_offsets_base = dw_uint(&r, u->offset_size);
-			s->str_offsets_base_known = sp->form == DW_FORM_sec_offset && !r.bad;
+			read_base(u, sp, &r, &s->str_offsets_base, &s->str_offsets_base_known,
+				  &seen[2]);
+			break;
+		case DW_AT_GNU_addr_base:
+			gnu_addr_base = true;
+			break;
+		case DW_AT_GNU_ranges_base:
+			gnu_ranges_base = true;
 			break;
 		default:
 			break;
 		}
 	}
+	/* libdw takes GNU's attribute first, and guesses where a list base of 0 is */
+	if (gnu_addr_base)
+		s->addr_base_known = false;
+	if (!s->rnglists_base)
+		s->rnglists_base_known = false;
 	/* the base last: an index of DW_AT_low_pc needs DW_AT_addr_base, wherever it is */
 	if (low) {
 		struct dwcur r = { .p = low_at, .end = c.p, .big = c.big };
@@ -891,6 +915,8 @@ static void read_unit_die(struct dwscan *s)
 	}
 	if (s->base == UINT64_MAX)
 		s->base_known = false; /* libdw's mark of a base not read yet: its lists fail */
+	if (gnu_ranges_base)
+		s->base_known = false; /* GNU split DWARF's lists: relative to it, in libdw */
 }
 
 /*
@@ -1011,6 +1037,7 @@ struct name_attrs {
 	u64 origin; /* DW_AT_abstract_origin, else DW_AT_specification: unit-relative; 0 none */
 	bool spec; /* origin is a DW_AT_specification */
 	u64 call[2]; /* DW_AT_call_file, DW_AT_call_line; NO_CALL: none */
+	bool have_call[2]; /* the first of a repeated one counts: NO_CALL may be its value */
 };
 
 #define NO_CALL UINT64_MAX
@@ -1034,6 +1061,7 @@ static bool name_attr(const struct dwscan *s, const struct spec *sp, struct dwcu
 	const struct dwscan_unit *u = &s->u;
 	int slot = name_slot(sp->name);
 	u64 v;
+	int k;
 
 	if (slot >= 0)
 		return na->name[slot] || form_str(s, sp->form, r, &na->name[slot]);
@@ -1059,8 +1087,11 @@ static bool name_attr(const struct dwscan *s, const struct spec *sp, struct dwcu
 			v = dw_u8(r);
 		else
 			return false;
-		if (na->call[sp->name == DW_AT_call_line] == NO_CALL)
-			na->call[sp->name == DW_AT_call_line] = v;
+		k = sp->name == DW_AT_call_line;
+		if (!na->have_call[k]) {
+			na->call[k] = v;
+			na->have_call[k] = true;
+		}
 		return !r->bad;
 	default:
 		return true;

@@ -251,12 +251,8 @@ static bool libdw_die(struct dso_dwarf *dd, struct unit *u)
 
 static void find_secs(struct dso_dwarf *dd);
 
-/*
- * The unit's abbreviations and DIE read by dwscan.c, where it can: then
- * libdw reads neither (it would read every abbreviation to find the
- * unit DIE's).
- */
-static void scan_unit(struct dso_dwarf *dd, struct unit *u)
+/* The unit's abbreviations, read by dwscan.c; NULL where it cannot. */
+static struct dwscan *new_scan(struct dso_dwarf *dd, struct unit *u)
 {
 	struct dwscan_unit su;
 
@@ -266,7 +262,7 @@ static void scan_unit(struct dso_dwarf *dd, struct unit *u)
 	if (!dwscan_unit_at(&su, dd->info, dd->info_size, dd->abbrev, dd->abbrev_size,
 			    dd->secs.big_endian, u->hdr) ||
 	    su.die != u->off || su.end != u->next)
-		return;
+		return NULL;
 	su.rnglists = dd->rnglists;
 	su.rnglists_size = dd->rnglists_size;
 	su.ranges = dd->debug_ranges;
@@ -279,7 +275,17 @@ static void scan_unit(struct dso_dwarf *dd, struct unit *u)
 	su.line_str_size = dd->secs.line_str_size;
 	su.str_offsets = dd->str_offsets;
 	su.str_offsets_size = dd->str_offsets_size;
-	u->scan = dwscan_new(&su);
+	return dwscan_new(&su);
+}
+
+/*
+ * The unit's DIE read by dwscan.c, where it can: then libdw reads
+ * neither it nor the abbreviations (it would read them all to find the
+ * unit DIE's).
+ */
+static void scan_unit(struct dso_dwarf *dd, struct unit *u)
+{
+	u->scan = new_scan(dd, u);
 	u->scanned_die = u->scan && dwscan_unit_die(u->scan, &u->cu);
 }
 
@@ -372,8 +378,14 @@ static void read_unit_ranges(struct dso_dwarf *dd)
 	dd->have_ranges = true;
 	mark_aranged(dd);
 	for (i = 0; i < dd->nr_units; i++)
-		if (!dd->units[i].aranged && unit_die(dd, &dd->units[i]))
+		if (!dd->units[i].aranged && unit_die(dd, &dd->units[i])) {
 			add_unit_ranges(dd, &dd->units[i], i);
+			/* every unit, when a producer wrote no aranges: the scan waits for a load */
+			if (!dd->units[i].loaded) {
+				dwscan_free(dd->units[i].scan);
+				dd->units[i].scan = NULL;
+			}
+		}
 	/* units starting at one address (rare): the longer wins */
 	dd->nr_ranges = iv_sort_unique(dd->ranges, dd->nr_ranges, sizeof(*dd->ranges),
 				       unit_range_cmp, NULL);
@@ -773,6 +785,8 @@ static bool unit_funcs(struct dso_dwarf *dd, struct unit *u)
 	struct dwscan_tree ft;
 	u32 i;
 
+	if (!u->scan && u->scanned_die)
+		u->scan = new_scan(dd, u); /* freed by read_unit_ranges() */
 	if (u->scan && dwscan_funcs(u->scan, &ft)) {
 		for (i = 0; i < ft.nr_insts && ft.nr_insts < MAX_UNIT_NODES; i++)
 			if (!add_scanned_func(dd, u, &ft, &ft.insts[i]))

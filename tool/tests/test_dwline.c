@@ -12,7 +12,11 @@
  * its range lists, and many corruptions of them scanned or refused without
  * reading out of bounds; hand-made units whose DW_FORM_ref8 siblings wrap
  * or leave the unit refused, hand-made range lists of each kind read, and
- * what libdw reads otherwise refused or left to it.
+ * what libdw reads otherwise refused or left to it.  Every unit's DIE,
+ * every function's ranges, every function's and inlined instance's name
+ * and call site read as libdw reads them; and in hand-made units assembled
+ * by gas, at every offset the scan names, with origins chained 16 and 17
+ * deep, attributes repeated, bases libdw takes otherwise.
  *
  * dwline, the .debug_line decoder: every unit's table equal row by row to
  * libdw's (address, end of sequence, line, file name) and its file table
@@ -405,7 +409,13 @@ static void compare_name(Dwarf *dw, const struct dwscan *s, u64 off, struct cmp_
 		st->names_libdw++;
 		return;
 	}
-	ref = dwarf_offdie(dw, off, &die) ? ref_name(&die) : NULL;
+	if (!dwarf_offdie(dw, off, &die)) {
+		printf("#   DIE at 0x%llx: named by the scan, not a DIE to libdw\n",
+		       (unsigned long long)off);
+		st->names_differ++;
+		return;
+	}
+	ref = ref_name(&die);
 	if ((!ref != !n.name) || (ref && strcmp(ref, n.name)) ||
 	    n.call_file != ref_udata(&die, DW_AT_call_file) ||
 	    n.call_line != ref_udata(&die, DW_AT_call_line)) {
@@ -604,7 +614,7 @@ static bool compare_cu(Dwarf_Die *cu, const struct dwscan_unit *su)
 	       (!c.has_lines || (!dwarf_formudata(dwarf_attr(cu, DW_AT_stmt_list, &attr), &lines) &&
 				 lines == c.lines)) &&
 	       !dir == !c.comp_dir && (!dir || !strcmp(dir, c.comp_dir)) &&
-	       c.pc == (c.ranges.nr_ranges ? DWSCAN_PC_RANGES : c.pc);
+	       (c.pc == DWSCAN_PC_RANGES || !c.ranges.nr_ranges);
 	for (k = 0; c.pc == DWSCAN_PC_RANGES && k < c.ranges.nr_ranges; k++)
 		add_range(&ours, c.ranges.ranges[k].start, c.ranges.ranges[k].end);
 	die_ranges(cu, &ref);
@@ -772,13 +782,18 @@ static void test_fixtures(void)
 
 /* ---- hand-made line programs --------------------------------------------- */
 
+/* Bytes of a hand-made section: a line program, units, their abbreviations and tables. */
 struct prog {
-	u8 b[512];
+	u8 b[4096];
 	u32 n;
 };
 
 static void put(struct prog *p, const void *src, u32 n)
 {
+	if (n > sizeof(p->b) - p->n) {
+		printf("Bail out! a hand-made section outgrew its %zu bytes\n", sizeof(p->b));
+		exit(1);
+	}
 	memcpy(p->b + p->n, src, n);
 	p->n += n;
 }
@@ -1700,6 +1715,446 @@ static void test_tree_lists(void)
 	ok(!strcmp(got, "refused"), "an attribute name of more than 32 bits: %s", got);
 }
 
+/* ---- hand-made units, assembled by gas: names and bases as libdw reads them ---- */
+
+/* One attribute of a hand-made DIE: a value, a string, or a reference to DIE @ref. */
+struct h_attr {
+	u32 name;
+	u32 form;
+	u64 v; /* constants, offsets, indexes; DW_FORM_implicit_const's value */
+	const char *str; /* DW_FORM_string */
+	u32 ref; /* DW_FORM_ref4: the DIE's index in its unit (0: the unit's DIE) */
+};
+
+#define H_MAX_ATTRS 6
+#define H_MAX_DIES 40
+
+/* A DIE; tag 0: the end of its parent's children. */
+struct h_die {
+	u32 tag;
+	bool children;
+	struct h_attr a[H_MAX_ATTRS];
+};
+
+/* A unit: its DIEs in order, the unit's first, and where they went in .debug_info. */
+struct h_unit {
+	u16 version;
+	struct h_die die[H_MAX_DIES];
+	u32 nr;
+	u64 off[H_MAX_DIES];
+};
+
+/* Add a DIE to @u; its index. */
+static u32 h_die(struct h_unit *u, u32 tag, bool children, const struct h_attr *a, u32 nr)
+{
+	struct h_die *d = &u->die[u->nr];
+
+	d->tag = tag;
+	d->children = children;
+	if (nr)
+		memcpy(d->a, a, MIN(nr, H_MAX_ATTRS) * sizeof(*a));
+	return u->nr++;
+}
+
+/* The abbreviations of @u: code i + 1 for DIE i. */
+static void h_abbrevs(const struct h_unit *u, struct prog *abbrev)
+{
+	u32 i, k;
+
+	for (i = 0; i < u->nr; i++) {
+		const struct h_die *d = &u->die[i];
+
+		if (!d->tag)
+			continue;
+		put_uleb(abbrev, i + 1);
+		put_uleb(abbrev, d->tag);
+		put_n(abbrev, d->children, 1);
+		for (k = 0; k < H_MAX_ATTRS && d->a[k].name; k++) {
+			put_uleb(abbrev, d->a[k].name);
+			put_uleb(abbrev, d->a[k].form);
+			if (d->a[k].form == DW_FORM_implicit_const)
+				put_sleb(abbrev, (s64)d->a[k].v);
+		}
+		put_n(abbrev, 0, 2);
+	}
+	put_n(abbrev, 0, 1);
+}
+
+static void h_attr_bytes(struct prog *body, const struct h_attr *a, const u64 *rel)
+{
+	switch (a->form) {
+	case DW_FORM_string:
+		put(body, a->str, strlen(a->str) + 1);
+		break;
+	case DW_FORM_ref4:
+		put_n(body, rel[a->ref], 4);
+		break;
+	case DW_FORM_udata:
+	case DW_FORM_rnglistx:
+		put_uleb(body, a->v);
+		break;
+	case DW_FORM_data1:
+	case DW_FORM_strx1:
+	case DW_FORM_addrx1:
+	case DW_FORM_data8:
+		put_n(body, a->v, a->form == DW_FORM_data8 ? 8 : 1);
+		break;
+	case DW_FORM_data4:
+	case DW_FORM_sec_offset: /* 32-bit DWARF */
+	case DW_FORM_ref_addr:
+	case DW_FORM_strp:
+		put_n(body, a->v, 4);
+		break;
+	default: /* implicit_const, flag_present: nothing in the DIE */
+		break;
+	}
+}
+
+/* @u into @info and @abbrev (32-bit DWARF, 8-byte addresses); refs resolved in a second pass. */
+static void h_emit(struct h_unit *u, struct prog *info, struct prog *abbrev)
+{
+	u32 hdr = u->version >= 5 ? 12 : 11, abbrev_off = abbrev->n, start = info->n, pass, i, k;
+	u64 rel[H_MAX_DIES] = { 0 };
+	struct prog body = { 0 };
+
+	h_abbrevs(u, abbrev);
+	for (pass = 0; pass < 2; pass++) {
+		body.n = 0;
+		for (i = 0; i < u->nr; i++) {
+			const struct h_die *d = &u->die[i];
+
+			rel[i] = hdr + body.n;
+			put_uleb(&body, d->tag ? i + 1 : 0);
+			for (k = 0; d->tag && k < H_MAX_ATTRS && d->a[k].name; k++)
+				h_attr_bytes(&body, &d->a[k], rel);
+		}
+	}
+	put_n(info, hdr - 4 + body.n, 4);
+	put_n(info, u->version, 2);
+	if (u->version >= 5) {
+		put_n(info, DW_UT_compile, 1);
+		put_n(info, 8, 1);
+		put_n(info, abbrev_off, 4);
+	} else {
+		put_n(info, abbrev_off, 4);
+		put_n(info, 8, 1);
+	}
+	put(info, body.b, body.n);
+	for (i = 0; i < u->nr; i++)
+		u->off[i] = start + rel[i];
+}
+
+/* A section of raw bytes in assembler. */
+static void h_section(FILE *f, const char *name, const struct prog *b)
+{
+	u32 i;
+
+	fprintf(f, "\t.section %s,\"\",@progbits\n", name);
+	for (i = 0; i < b->n; i++)
+		fprintf(f, "%s%u%s", i % 16 ? "" : "\t.byte ", b->b[i],
+			i % 16 == 15 || i + 1 == b->n ? "\n" : ",");
+}
+
+#define A(name, form, ...) ((struct h_attr){ DW_AT_##name, DW_FORM_##form, __VA_ARGS__ })
+#define STR(name, s) ((struct h_attr){ DW_AT_##name, DW_FORM_string, .str = (s) })
+#define REF(name, i) ((struct h_attr){ DW_AT_##name, DW_FORM_ref4, .ref = (i) })
+
+/* What a case expects of one DIE's name: the scan's answer, or none (left to libdw). */
+struct h_expect {
+	u32 unit;
+	u32 die;
+	const char *name; /* NULL: the scan leaves it to libdw */
+	u64 call_file;
+	u64 call_line;
+	const char *what;
+};
+
+/*
+ * The hand-made units: names along origins, chains of 16 and 17 (libdw
+ * follows 16), DW_AT_specification before DW_AT_abstract_origin, linkage
+ * names found further along, repeated names, call sites and bases (the
+ * first counts, as in libdw), a call file of all ones, references into
+ * the unit's DIE and into another unit, strings by index with the base
+ * given twice, addresses by index with DW_AT_GNU_addr_base, and a range
+ * list base of 0 (libdw guesses one after the lists' header).
+ */
+static u32 h_units(struct h_unit *u, struct h_expect *e, u32 *nr_e)
+{
+	const struct h_attr cu_attrs[] = { STR(name, "hand.c"), STR(comp_dir, "/hand") };
+	struct h_unit *v;
+	u32 i, d, n = 0;
+
+	/* unit 0: names along origins */
+	v = &u[n++];
+	v->version = 4;
+	h_die(v, DW_TAG_compile_unit, true, cu_attrs, 2);
+	d = h_die(v, DW_TAG_subprogram, false, (struct h_attr[]){ STR(name, "c0") }, 1);
+	for (i = 1; i <= 17; i++)
+		d = h_die(v, DW_TAG_subprogram, false,
+			  (struct h_attr[]){ REF(abstract_origin, d), A(low_pc, data8, 0x1000 * i),
+					     A(high_pc, data4, 0x10) },
+			  3);
+	e[(*nr_e)++] =
+		(struct h_expect){ 0,	       17,	   "c0",
+				   UINT64_MAX, UINT64_MAX, "a chain of 16 origins followed" };
+	e[(*nr_e)++] = (struct h_expect){ 0, 18, NULL, 0, 0, "a chain of 17 left to libdw" };
+	d = h_die(v, DW_TAG_subprogram, false, (struct h_attr[]){ STR(name, "by_spec") }, 1);
+	i = h_die(v, DW_TAG_subprogram, false, (struct h_attr[]){ STR(name, "by_origin") }, 1);
+	h_die(v, DW_TAG_subprogram, false,
+	      (struct h_attr[]){ REF(specification, d), REF(abstract_origin, i),
+				 A(low_pc, data8, 0x20000), A(high_pc, data4, 8) },
+	      4);
+	e[(*nr_e)++] = (struct h_expect){
+		0,	    v->nr - 1,	"by_origin",
+		UINT64_MAX, UINT64_MAX, "DW_AT_abstract_origin before DW_AT_specification"
+	};
+	d = h_die(v, DW_TAG_subprogram, false,
+		  (struct h_attr[]){ STR(linkage_name, "_Z4linkv"), STR(name, "link") }, 2);
+	h_die(v, DW_TAG_subprogram, false,
+	      (struct h_attr[]){ STR(name, "plain"), REF(abstract_origin, d) }, 2);
+	e[(*nr_e)++] = (struct h_expect){ 0,	      v->nr - 1,
+					  "_Z4linkv", UINT64_MAX,
+					  UINT64_MAX, "a linkage name further along wins" };
+	h_die(v, DW_TAG_subprogram, false,
+	      (struct h_attr[]){ STR(name, "n"), STR(MIPS_linkage_name, "mips") }, 2);
+	e[(*nr_e)++] = (struct h_expect){ 0,	      v->nr - 1,
+					  "mips",     UINT64_MAX,
+					  UINT64_MAX, "the MIPS linkage name before the name" };
+	h_die(v, DW_TAG_subprogram, false,
+	      (struct h_attr[]){ STR(name, "first"), STR(name, "second") }, 2);
+	e[(*nr_e)++] = (struct h_expect){ 0,	      v->nr - 1,  "first",
+					  UINT64_MAX, UINT64_MAX, "a repeated name: the first" };
+	h_die(v, DW_TAG_inlined_subroutine, false,
+	      (struct h_attr[]){ REF(abstract_origin, 1), A(call_file, data8, UINT64_MAX),
+				 A(call_file, data1, 3), A(call_line, data1, 7),
+				 A(call_line, data1, 9) },
+	      5);
+	e[(*nr_e)++] =
+		(struct h_expect){ 0,	 v->nr - 1,
+				   "c0", UINT64_MAX,
+				   7,	 "a repeated call site: the first, all ones included" };
+	h_die(v, DW_TAG_inlined_subroutine, false,
+	      (struct h_attr[]){ REF(abstract_origin, 1), A(call_file, implicit_const, 5),
+				 A(call_line, udata, 300) },
+	      3);
+	e[(*nr_e)++] = (struct h_expect){
+		0, v->nr - 1, "c0", 5, 300, "a call site as an implicit constant and a LEB128"
+	};
+	h_die(v, DW_TAG_subprogram, false, (struct h_attr[]){ REF(abstract_origin, 0) }, 1);
+	e[(*nr_e)++] =
+		(struct h_expect){ 0, v->nr - 1, NULL,
+				   0, 0,	 "an origin at the unit's DIE left to libdw" };
+	h_die(v, DW_TAG_subprogram, false, (struct h_attr[]){ A(abstract_origin, ref_addr, 0x30) },
+	      1);
+	e[(*nr_e)++] = (struct h_expect){ 0,	v->nr - 1,
+					  NULL, 0,
+					  0,	"an origin by DW_FORM_ref_addr left to libdw" };
+	h_die(v, 0, false, NULL, 0);
+
+	/* unit 1 (DWARF 5): strings by index, the base given twice; addresses by index */
+	v = &u[n++];
+	v->version = 5;
+	h_die(v, DW_TAG_compile_unit, true,
+	      (struct h_attr[]){ A(str_offsets_base, sec_offset, 8),
+				 A(str_offsets_base, sec_offset, 16), A(addr_base, sec_offset, 8),
+				 A(addr_base, sec_offset, 16), A(comp_dir, strx1, 0) },
+	      5);
+	h_die(v, DW_TAG_subprogram, false,
+	      (struct h_attr[]){ A(name, strx1, 1), A(low_pc, addrx1, 0), A(high_pc, data4, 0x40) },
+	      3);
+	e[(*nr_e)++] = (struct h_expect){
+		1,	    1,		"first_base",
+		UINT64_MAX, UINT64_MAX, "a string index from the first of two bases"
+	};
+	h_die(v, 0, false, NULL, 0);
+
+	/* unit 2 (DWARF 5): DW_AT_GNU_addr_base, which libdw takes first; a list base of 0 */
+	v = &u[n++];
+	v->version = 5;
+	h_die(v, DW_TAG_compile_unit, true,
+	      (struct h_attr[]){ A(addr_base, sec_offset, 8), A(GNU_addr_base, sec_offset, 16),
+				 A(rnglists_base, sec_offset, 0) },
+	      3);
+	h_die(v, DW_TAG_subprogram, false,
+	      (struct h_attr[]){ STR(name, "gnu_base"), A(low_pc, addrx1, 0),
+				 A(high_pc, data4, 0x40) },
+	      3);
+	h_die(v, DW_TAG_subprogram, false,
+	      (struct h_attr[]){ STR(name, "listed"), A(ranges, rnglistx, 0) }, 2);
+	h_die(v, 0, false, NULL, 0);
+	return n;
+}
+
+static u32 h_str(struct prog *str, const char *s)
+{
+	u32 off = str->n;
+
+	put(str, s, strlen(s) + 1);
+	return off;
+}
+
+/* The header of a DWARF 5 table of 8-byte addresses (.debug_addr, .debug_rnglists). */
+static void h_header(struct prog *p, u32 len)
+{
+	put_n(p, len, 4);
+	put_n(p, 5, 2);
+	put_n(p, 8, 1);
+	put_n(p, 0, 1);
+}
+
+/* A range list of one range of 0x20 bytes at @start. */
+static void h_list(struct prog *p, u64 start)
+{
+	put_n(p, DW_RLE_start_length, 1);
+	put_n(p, start, 8);
+	put_uleb(p, 0x20);
+	put_n(p, DW_RLE_end_of_list, 1);
+}
+
+/* The string, address and range list sections the hand-made units point into. */
+static void h_tables(struct prog *str, struct prog *offs, struct prog *addrs, struct prog *lists)
+{
+	/* offsets: a DWARF 5 header, then [8] and [16], the two bases unit 1 gives */
+	put_n(offs, 20, 4);
+	put_n(offs, 5, 4);
+	put_n(offs, h_str(str, "/hand5"), 4);
+	put_n(offs, h_str(str, "first_base"), 4);
+	put_n(offs, h_str(str, "/wrong"), 4);
+	put_n(offs, h_str(str, "second_base"), 4);
+	/* addresses: a header, then 0x5000 at 8 and 0x6000 at 16 */
+	h_header(addrs, 20);
+	put_n(addrs, 0x5000, 8);
+	put_n(addrs, 0x6000, 8);
+	/*
+	 * range lists: a header of one offset (libdw's base when the unit gives
+	 * 0), its list at 16; a reader taking the base of 0 as given reads the
+	 * header's length, 27, as the offset: another list there
+	 */
+	h_header(lists, 27);
+	put_n(lists, 1, 4);
+	put_n(lists, 4, 4);
+	h_list(lists, 0x7000);
+	h_list(lists, 0x9000);
+}
+
+/* Every offset of @su's unit the scan names, as libdw names it; its unit DIE and functions too. */
+static void h_compare(Dwarf *dw, const struct dwscan_unit *su, struct cmp_stats *st)
+{
+	struct dwscan *s = dwscan_new(su);
+	Dwarf_Die cu;
+	u64 off;
+
+	if (!s || !dwarf_offdie(dw, su->die, &cu)) {
+		st->cu_differ++;
+		dwscan_free(s);
+		return;
+	}
+	st->cu_differ += !compare_cu(&cu, su);
+	st->tree_differ += !compare_func_ranges(dw, s, st);
+	for (off = su->die + 1; off < su->end; off++) {
+		struct dwscan_name n;
+
+		if (dwscan_name(s, off, &n))
+			compare_name(dw, s, off, st);
+	}
+	dwscan_free(s);
+}
+
+/* What each case expects, and that libdw agrees where the scan answers. */
+static void h_check(Dwarf *dw, const struct dwscan_unit *su, const struct h_unit *u,
+		    const struct h_expect *e)
+{
+	struct dwscan *s = dwscan_new(su);
+	struct dwscan_name n = { 0 };
+	u64 off = u->off[e->die];
+	const char *ref = NULL;
+	bool named = s && dwscan_name(s, off, &n);
+	Dwarf_Die die;
+
+	if (dwarf_offdie(dw, off, &die))
+		ref = ref_name(&die);
+	if (!e->name)
+		ok(s && !named, "hand-made DWARF: %s", e->what);
+	else
+		ok(named && n.name && !strcmp(n.name, e->name) && ref && !strcmp(ref, e->name) &&
+			   n.call_file == e->call_file && n.call_line == e->call_line,
+		   "hand-made DWARF: %s (%s, libdw %s)", e->what, n.name ? n.name : "none",
+		   ref ? ref : "none");
+	dwscan_free(s);
+}
+
+static void test_hand_units(void)
+{
+	static struct prog info, abbrev, str, offs, addrs, lists;
+	struct h_unit *u = xcalloc(4, sizeof(*u));
+	struct cmp_stats st = { 0 };
+	struct h_expect e[16];
+	u32 nr, nr_e = 0, i;
+	char *path = fx_path("hand.s"), *obj = fx_path("hand.o");
+	Elf *elf = NULL;
+	Dwarf *dw = NULL;
+	FILE *f;
+	int fd;
+
+	nr = h_units(u, e, &nr_e);
+	for (i = 0; i < nr; i++)
+		h_emit(&u[i], &info, &abbrev);
+	h_tables(&str, &offs, &addrs, &lists);
+	f = fopen(path, "w");
+	if (f) {
+		h_section(f, ".debug_info", &info);
+		h_section(f, ".debug_abbrev", &abbrev);
+		h_section(f, ".debug_str", &str);
+		h_section(f, ".debug_str_offsets", &offs);
+		h_section(f, ".debug_addr", &addrs);
+		h_section(f, ".debug_rnglists", &lists);
+		fclose(f);
+	}
+	ok(f && !fx_sh("gcc -c hand.s -o hand.o"), "hand-made DWARF assembled");
+	fd = open(obj, O_RDONLY);
+	elf = fd < 0 ? NULL : elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	dw = elf ? dwarf_begin_elf(elf, DWARF_C_READ, NULL) : NULL;
+	if (dw) {
+		struct dwscan_unit su[4];
+		size_t n;
+
+		for (i = 0; i < nr; i++) {
+			if (!dwscan_unit_at(&su[i], info.b, info.n, abbrev.b, abbrev.n, false,
+					    u[i].off[0] - (u[i].version >= 5 ? 12 : 11))) {
+				st.header_differ++;
+				continue;
+			}
+			su[i].str = str.b;
+			su[i].str_size = str.n;
+			su[i].str_offsets = offs.b;
+			su[i].str_offsets_size = offs.n;
+			su[i].addrs = addrs.b;
+			su[i].addrs_size = addrs.n;
+			su[i].rnglists = lists.b;
+			su[i].rnglists_size = lists.n;
+			h_compare(dw, &su[i], &st);
+		}
+		ok(!st.header_differ && !st.cu_differ && !st.tree_differ && !st.names_differ &&
+			   st.names > 20 && section(elf, ".debug_info", &n) && n == info.n,
+		   "hand-made DWARF: %llu offsets named as libdw names them (%u differ), unit DIEs "
+		   "(%u differ) and functions' ranges (%u units differ) as libdw reads them",
+		   (unsigned long long)st.names, st.names_differ, st.cu_differ, st.tree_differ);
+		for (i = 0; i < nr_e && !st.header_differ; i++)
+			h_check(dw, &su[e[i].unit], &u[e[i].unit], &e[i]);
+	} else {
+		ok(0, "hand-made DWARF: libdw opens hand.o");
+	}
+	if (dw)
+		dwarf_end(dw);
+	if (elf)
+		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	free(u);
+	free(path);
+	free(obj);
+}
+
 int main(void)
 {
 	elf_version(EV_CURRENT);
@@ -1707,9 +2162,10 @@ int main(void)
 	test_scan_siblings();
 	test_unit_headers();
 	test_tree_lists();
-	if (have_tool("gcc") && have_tool("g++") && have_tool("objcopy"))
+	if (have_tool("gcc") && have_tool("g++") && have_tool("objcopy")) {
 		test_fixtures();
-	else
+		test_hand_units();
+	} else
 		tap_skip("gcc, g++ or objcopy missing");
 	return tap_done();
 }
