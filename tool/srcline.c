@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "debuginfo.h"
+#include "dwaranges.h"
 #include "dwline.h"
 #include "dwscan.h"
 #include "srcline.h"
@@ -100,8 +101,8 @@ struct unit_range {
  */
 struct dso_dwarf {
 	Dwarf *dw;
-	Dwarf_Aranges *aranges; /* NULL: none, or unreadable */
-	size_t nr_aranges;
+	struct unit_range *aranges; /* .debug_aranges by start; none when unreadable */
+	u32 nr_aranges;
 	struct unit *units; /* by offset */
 	u32 nr_units;
 	u32 alloc_units;
@@ -129,6 +130,8 @@ struct dso_dwarf {
 	size_t debug_addr_size;
 	const u8 *str_offsets; /* .debug_str_offsets */
 	size_t str_offsets_size;
+	const u8 *debug_aranges;
+	size_t debug_aranges_size;
 	bool broken; /* warned once: symbols only from now on */
 	struct src_counts counts; /* how trees and instances were read */
 };
@@ -352,17 +355,13 @@ static u32 unit_at_offset(const struct dso_dwarf *dd, Dwarf_Off off)
 	return lo < dd->nr_units && dd->units[lo].off == off ? lo : IV_NONE;
 }
 
-/* The units .debug_aranges has a set of entries for. */
-static void mark_aranged(struct dso_dwarf *dd)
+/* The unit whose header is at @hdr. */
+static u32 unit_at_header(const struct dso_dwarf *dd, u64 hdr)
 {
-	Dwarf_Off off;
-	size_t i;
-	u32 k;
+	u32 lo = lower_bound(dd->units, dd->nr_units, sizeof(*dd->units),
+			     offsetof(struct unit, hdr), hdr);
 
-	for (i = 0; i < dd->nr_aranges; i++)
-		if (!dwarf_getarangeinfo(dwarf_onearange(dd->aranges, i), NULL, NULL, &off) &&
-		    (k = unit_at_offset(dd, off)) != IV_NONE)
-			dd->units[k].aranged = true;
+	return lo < dd->nr_units && dd->units[lo].hdr == hdr ? lo : IV_NONE;
 }
 
 /*
@@ -376,7 +375,6 @@ static void read_unit_ranges(struct dso_dwarf *dd)
 	u32 i;
 
 	dd->have_ranges = true;
-	mark_aranged(dd);
 	for (i = 0; i < dd->nr_units; i++)
 		if (!dd->units[i].aranged && unit_die(dd, &dd->units[i])) {
 			add_unit_ranges(dd, &dd->units[i], i);
@@ -395,31 +393,140 @@ static void read_unit_ranges(struct dso_dwarf *dd)
 /* The unit holding @vaddr: .debug_aranges first, else the units' ranges. */
 static struct unit *find_unit(struct dso_dwarf *dd, u64 vaddr)
 {
-	Dwarf_Arange *a = dd->aranges ? dwarf_getarange_addr(dd->aranges, vaddr) : NULL;
-	Dwarf_Off off;
-	u32 i;
+	/* as dwarf_getarange_addr(): the entry that starts last at or below, if it holds @vaddr */
+	u32 i = lower_bound(dd->aranges, dd->nr_aranges, sizeof(*dd->aranges),
+			    offsetof(struct unit_range, start), vaddr + 1);
 
-	if (a && !dwarf_getarangeinfo(a, NULL, NULL, &off)) {
-		i = unit_at_offset(dd, off);
-		if (i != IV_NONE && unit_die(dd, &dd->units[i]))
-			return &dd->units[i];
-	}
+	if (i && vaddr < dd->aranges[i - 1].end &&
+	    unit_die(dd, &dd->units[dd->aranges[i - 1].unit]))
+		return &dd->units[dd->aranges[i - 1].unit];
 	if (!dd->have_ranges)
 		read_unit_ranges(dd);
 	i = iv_find(&dd->index, dd->ranges, sizeof(*dd->ranges), vaddr);
 	return i == IV_NONE ? NULL : &dd->units[dd->ranges[i].unit];
 }
 
+/* An entry of .debug_aranges for unit @unit (IV_NONE: none there): false to drop them all. */
+static bool add_arange(struct dso_dwarf *dd, u64 start, u64 end, u32 unit, u32 *alloc)
+{
+	if (unit == IV_NONE)
+		return false; /* libdw refuses the section */
+	dd->units[unit].aranged = true; /* an empty range too: its unit is listed */
+	if (end <= start)
+		return true;
+	VEC_GROW(dd->aranges, dd->nr_aranges, *alloc);
+	dd->aranges[dd->nr_aranges++] = (struct unit_range){ start, end, unit };
+	return true;
+}
+
+/* The entries as libdw reads them, where dwaranges.c does not (or a .ko's relocated DWARF). */
+static bool libdw_aranges(struct dso_dwarf *dd, u32 *alloc)
+{
+	Dwarf_Aranges *a;
+	Dwarf_Addr start;
+	Dwarf_Word len;
+	Dwarf_Off off;
+	size_t nr, i;
+
+	if (dwarf_getaranges(dd->dw, &a, &nr))
+		return false;
+	for (i = 0; i < nr; i++) {
+		if (dwarf_getarangeinfo(dwarf_onearange(a, i), &start, &len, &off))
+			return false;
+		/* a unit no header names (none that libdw finds): its entries say nothing */
+		if (unit_at_offset(dd, off) != IV_NONE)
+			add_arange(dd, start, len > UINT64_MAX - start ? UINT64_MAX : start + len,
+				   unit_at_offset(dd, off), alloc);
+	}
+	return true;
+}
+
+/* No aranges: every unit's own ranges are read for an address. */
+static void clear_aranges(struct dso_dwarf *dd)
+{
+	u32 i;
+
+	for (i = 0; i < dd->nr_units; i++)
+		dd->units[i].aranged = false;
+	dd->nr_aranges = 0;
+}
+
+/*
+ * .debug_aranges, read once: the unit holding an address.  None, or
+ * unreadable: the units' own ranges do.
+ */
+static void read_aranges(struct dso_dwarf *dd)
+{
+	struct dwarange *v = NULL;
+	u32 nr = 0, alloc = 0, i;
+	bool ok = false;
+
+	if (!dd->have_secs)
+		find_secs(dd);
+	/* a section libelf does not give (a MIPS one, say) libdw may read all the same */
+	if (!dd->relocated && dd->debug_aranges &&
+	    dwaranges_read(dd->debug_aranges, dd->debug_aranges_size, dd->secs.big_endian, &v,
+			   &nr)) {
+		for (i = 0, ok = true; i < nr && ok; i++)
+			ok = add_arange(dd, v[i].start, v[i].end, unit_at_header(dd, v[i].unit),
+					&alloc);
+		free(v);
+	}
+	if (!ok) {
+		/* a unit's header not where an entry says: libdw finds the unit around it */
+		clear_aranges(dd);
+		if (!libdw_aranges(dd, &alloc))
+			clear_aranges(dd);
+	}
+	/* entries starting at one address (not a producer's): the longer wins */
+	dd->nr_aranges = iv_sort_unique(dd->aranges, dd->nr_aranges, sizeof(*dd->aranges),
+					unit_range_cmp, NULL);
+}
+
+/*
+ * Whether every string section libdw reads ends in a NUL: libdw hands out
+ * pointers into them (file names in line tables, names), which are then
+ * read to their NUL.  A hostile file can make one end short of it, or
+ * give it a type cycread's readers skip while libdw reads it all the same.
+ */
+static bool strings_end(Elf *elf)
+{
+	static const char *const names[] = { ".debug_str", ".debug_line_str", ".zdebug_str",
+					     ".zdebug_line_str" };
+	Elf_Scn *scn = NULL;
+	size_t shstrndx, i;
+
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx))
+		return false;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *n;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
+		    !(n = elf_strptr(elf, shstrndx, sh.sh_name)))
+			continue;
+		for (i = 0; i < ARRAY_SIZE(names) && strcmp(n, names[i]); i++)
+			;
+		if (i == ARRAY_SIZE(names))
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (data && data->d_size && ((const char *)data->d_buf)[data->d_size - 1])
+			return false;
+	}
+	return true;
+}
+
 /* The aranges and unit headers of a freshly opened @dd. */
 static bool dwarf_index(struct dso *d, struct dso_dwarf *dd)
 {
+	if (!strings_end(dwarf_getelf(dd->dw))) {
+		dwarf_broken(d, dd, "a string section that does not end in a NUL");
+		return false;
+	}
 	if (!read_units(d, dd))
 		return false;
-	/* none, or unreadable: the units' own ranges do */
-	if (dwarf_getaranges(dd->dw, &dd->aranges, &dd->nr_aranges) || !dd->nr_aranges) {
-		dd->aranges = NULL;
-		dd->nr_aranges = 0;
-	}
+	read_aranges(dd);
 	pr_debug("%s: source lines from %s (%u units)", d->path, d->dwarf_path, dd->nr_units);
 	return true;
 }
@@ -611,6 +718,8 @@ static void find_secs(struct dso_dwarf *dd)
 	dd->debug_addr = elf_section_bytes(elf, ".debug_addr", false, &dd->debug_addr_size);
 	dd->str_offsets =
 		elf_section_bytes(elf, ".debug_str_offsets", false, &dd->str_offsets_size);
+	dd->debug_aranges =
+		elf_section_bytes(elf, ".debug_aranges", false, &dd->debug_aranges_size);
 }
 
 /*
@@ -1043,27 +1152,14 @@ static const char *unit_file(struct dso_dwarf *dd, struct unit *u, u32 idx)
 /* The unit whose aranges begin first above @vaddr, below @end; NULL when none. */
 static struct unit *unit_after(struct dso_dwarf *dd, u64 vaddr, u64 end)
 {
-	size_t lo = 0, hi = dd->nr_aranges;
-	Dwarf_Addr start;
-	Dwarf_Off off;
-	u32 i;
+	u32 lo = lower_bound(dd->aranges, dd->nr_aranges, sizeof(*dd->aranges),
+			     offsetof(struct unit_range, start), vaddr + 1);
+	struct unit *u;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (dwarf_getarangeinfo(dwarf_onearange(dd->aranges, mid), &start, NULL, &off))
-			return NULL;
-		if (start <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == dd->nr_aranges ||
-	    dwarf_getarangeinfo(dwarf_onearange(dd->aranges, lo), &start, NULL, &off) ||
-	    start >= end)
+	if (lo == dd->nr_aranges || dd->aranges[lo].start >= end)
 		return NULL;
-	i = unit_at_offset(dd, off);
-	return i != IV_NONE && unit_die(dd, &dd->units[i]) ? &dd->units[i] : NULL;
+	u = &dd->units[dd->aranges[lo].unit];
+	return unit_die(dd, u) ? u : NULL;
 }
 
 /*
@@ -1076,7 +1172,7 @@ static struct unit *unit_after(struct dso_dwarf *dd, u64 vaddr, u64 end)
  */
 static u32 entry_frame(struct dso *d, struct dso_dwarf *dd, u64 vaddr, struct src_frame *out)
 {
-	const struct dso_sym *s = dd->aranges ? dso_find(d, vaddr + dd->bias) : NULL;
+	const struct dso_sym *s = dd->nr_aranges ? dso_find(d, vaddr + dd->bias) : NULL;
 	const struct dwline_row *line;
 	struct unit *u;
 
@@ -1223,6 +1319,7 @@ void dso_src_free(struct dso *d)
 		free(dd->units);
 		free(dd->ranges);
 		iv_free(&dd->index);
+		free(dd->aranges);
 		u64map_free(&dd->abs_files);
 		strpool_free(&dd->abs_names);
 		if (dd->dw && !dd->borrowed)

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * fuzz_dwline - libFuzzer target for cycread's own DWARF readers.  The
- * input as a .debug_line section (and as the string sections its DWARF 5
+ * input as a .debug_aranges section, read in either byte order.  As a
+ * .debug_line section (and as the string sections its DWARF 5
  * entries point into), decoded for 8- and 4-byte addresses, then every
  * file name and a spread of addresses looked up, as srcline.c does.  Then
  * as a .debug_info and a .debug_abbrev (its first 3 bytes, little endian,
@@ -15,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../dwaranges.h"
 #include "../dwline.h"
 #include "../dwscan.h"
 
@@ -159,8 +161,23 @@ static void fuzz_scan(const unsigned char *data, size_t size)
 	}
 }
 
+/* .debug_aranges: read or refused; every entry a range, empty ones included. */
+static void fuzz_aranges(const unsigned char *data, size_t size)
+{
+	struct dwarange *v;
+	u32 nr, i;
+
+	if (!dwaranges_read(data, size, size & 1, &v, &nr))
+		return;
+	for (i = 0; i < nr; i++)
+		if (v[i].end < v[i].start)
+			__builtin_trap();
+	free(v);
+}
+
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {
+	fuzz_aranges(data, size);
 	fuzz_lines(data, size);
 	fuzz_scan(data, size);
 	return 0;

@@ -192,6 +192,7 @@ if [ -x "$out/fuzz/fuzz_capture" ] && [ -x "$out/fuzz/fuzz_elf" ] && [ -x "$out/
 	objcopy --dump-section .debug_line="$out/fuzz/corpus-dwline/v5" "$out/fuzz/fx_inline"
 	objcopy --dump-section .debug_line="$out/fuzz/corpus-dwline/v4" "$out/fuzz/fx_inline4"
 	cp "$here"/fuzz-seeds/dwline-* "$out/fuzz/corpus-dwline/"
+	cp "$here"/fuzz-seeds/elf-* "$out/fuzz/corpus-elf/"
 	# and units to scan: .debug_info after its size in 3 bytes, then .debug_abbrev
 	for b in fx_inline fx_inline4; do
 		(cd "$out/fuzz" && objcopy --dump-section .debug_info=info \

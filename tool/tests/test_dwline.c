@@ -34,6 +34,7 @@
 #include "fixtures.h"
 #include "tap.h"
 #include "../debuginfo.h"
+#include "../dwaranges.h"
 #include "../dwline.h"
 #include "../dwscan.h"
 
@@ -49,6 +50,8 @@ struct cmp_stats {
 	u64 names_libdw; /* of them, left to libdw */
 	u32 names_differ;
 	u32 cu_differ; /* unit DIEs not read as libdw reads them */
+	u64 aranges; /* .debug_aranges entries compared */
+	bool aranges_differ;
 	bool lists_hostile; /* done for a unit with range lists */
 	u32 header_differ;
 	u64 funcs;
@@ -627,6 +630,67 @@ static bool compare_cu(Dwarf_Die *cu, const struct dwscan_unit *su)
 	return same;
 }
 
+static int arange_cmp(const void *a, const void *b, void *arg)
+{
+	const struct dwarange *x = a, *y = b;
+
+	(void)arg;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->end != y->end)
+		return x->end < y->end ? -1 : 1;
+	return x->unit < y->unit ? -1 : x->unit > y->unit;
+}
+
+/*
+ * .debug_aranges as dwaranges.c reads it and as libdw does: the same
+ * entries (libdw gives each unit's DIE, dwaranges.c its header: the DIE's
+ * offset is the header's plus the header's size, from the unit's own).
+ */
+static void compare_aranges(Dwarf *dw, Elf *elf, struct cmp_stats *st)
+{
+	struct dwarange *ours = NULL, *ref = NULL;
+	Dwarf_Aranges *a = NULL;
+	u32 nr = 0, i;
+	size_t n = 0, size;
+	const u8 *sec = section(elf, ".debug_aranges", &size);
+
+	if (!sec) {
+		/* none (clang's default): refused, and libdw finds none */
+		st->aranges_differ = dwaranges_read(sec, size, false, &ours, &nr) ||
+				     dwarf_getaranges(dw, &a, &n) || n;
+		return;
+	}
+	if (!dwaranges_read(sec, size, false, &ours, &nr) || dwarf_getaranges(dw, &a, &n) ||
+	    n != nr) {
+		st->aranges_differ = true;
+		free(ours);
+		return;
+	}
+	ref = xcalloc(n ? n : 1, sizeof(*ref));
+	for (i = 0; i < n; i++) {
+		Dwarf_Addr start;
+		Dwarf_Word len;
+		Dwarf_Off die, next;
+		size_t hsize;
+
+		dwarf_getarangeinfo(dwarf_onearange(a, i), &start, &len, &die);
+		ref[i] = (struct dwarange){ start, start + len, die };
+		/* ours: the header's offset, made the DIE's as libdw gives it */
+		if (dwarf_next_unit(dw, ours[i].unit, &next, &hsize, NULL, NULL, NULL, NULL, NULL,
+				    NULL))
+			st->aranges_differ = true;
+		else
+			ours[i].unit += hsize;
+	}
+	sort(ours, nr, sizeof(*ours), arange_cmp, NULL);
+	sort(ref, n, sizeof(*ref), arange_cmp, NULL);
+	st->aranges_differ |= n && memcmp(ours, ref, n * sizeof(*ref));
+	st->aranges += n;
+	free(ours);
+	free(ref);
+}
+
 /* Every unit of @bin: the decoder's table against libdw's, the scans against libdw's walks. */
 static void compare_libdw(const char *bin, const char *what)
 {
@@ -659,6 +723,7 @@ static void compare_libdw(const char *bin, const char *what)
 	ranges = section(elf, ".debug_ranges", &ranges_size);
 	addrs = section(elf, ".debug_addr", &addrs_size);
 	str_offsets = section(elf, ".debug_str_offsets", &str_offsets_size);
+	compare_aranges(dw, elf, &st);
 	while (!dwarf_next_unit(dw, off, &next, &hsize, &version, &abbrev_off, &asize, &osize, NULL,
 				NULL)) {
 		struct dwscan_unit su;
@@ -711,6 +776,8 @@ static void compare_libdw(const char *bin, const char *what)
 	   "left to libdw",
 	   what, (unsigned long long)(st.insts - st.nested), (unsigned long long)st.lists,
 	   (unsigned long long)st.nested, st.tree_differ, (unsigned long long)st.to_libdw);
+	ok(!st.aranges_differ, "%s: .debug_aranges read as libdw reads it (%llu entries)", what,
+	   (unsigned long long)st.aranges);
 	ok(st.names && !st.names_differ && !st.names_libdw && !st.cu_differ,
 	   "%s: the scan names %llu functions and instances, with their call sites, as libdw "
 	   "does: %u differ, %llu left to libdw; %u unit DIEs read otherwise",
@@ -2083,6 +2150,105 @@ static void h_check(Dwarf *dw, const struct dwscan_unit *su, const struct h_unit
 	dwscan_free(s);
 }
 
+/* How a hand-made set of .debug_aranges is laid out. */
+struct h_set {
+	u8 addr_size;
+	bool dwarf64;
+	bool big;
+	u16 version;
+	u8 segment;
+	bool zeros_mid; /* a pair of zeros before the last range */
+};
+
+/* @v in @n bytes, in the set's byte order. */
+static void put_o(struct prog *p, u64 v, u32 n, bool big)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		put8(p, v >> 8 * (big ? n - 1 - i : i));
+}
+
+/* A set of @n ranges (0x1000 * (i + 1), 0x10 * i bytes: the first empty) for the unit at @unit. */
+static void h_aranges(struct prog *p, const struct h_set *h, u64 unit, u32 n)
+{
+	u32 at = p->n, osize = h->dwarf64 ? 8 : 4, len_at, i;
+
+	if (h->dwarf64)
+		put_o(p, 0xffffffff, 4, h->big);
+	len_at = p->n;
+	put_o(p, 0, osize, h->big);
+	put_o(p, h->version, 2, h->big);
+	put_o(p, unit, osize, h->big);
+	put8(p, h->addr_size);
+	put8(p, h->segment);
+	while ((p->n - at) % (2 * h->addr_size))
+		put8(p, 0); /* from the set's start */
+	for (i = 0; i <= n; i++) {
+		if (h->zeros_mid && i + 1 == n) {
+			put_o(p, 0, h->addr_size, h->big);
+			put_o(p, 0, h->addr_size, h->big);
+		}
+		put_o(p, i < n ? 0x1000 * (i + 1) : 0, h->addr_size, h->big);
+		put_o(p, i < n ? 0x10 * i : 0, h->addr_size, h->big);
+	}
+	i = p->n - len_at - osize;
+	p->n = len_at;
+	put_o(p, i, osize, h->big);
+	p->n = len_at + osize + i;
+}
+
+/*
+ * dwaranges.c reads sets as producers write them (each after a set of 40
+ * bytes: its padding counts from its own start), and refuses the rest
+ * (libdw reads it).
+ */
+static void test_aranges(void)
+{
+	static const struct {
+		struct h_set h;
+		bool ok;
+		const char *what;
+	} c[] = {
+		{ { 8, false, false, 2, 0, false }, true, "8-byte addresses" },
+		{ { 4, false, false, 2, 0, false }, true, "4-byte addresses" },
+		{ { 8, true, false, 2, 0, false }, true, "8-byte addresses, 64-bit DWARF" },
+		{ { 4, true, false, 2, 0, false }, true, "4-byte addresses, 64-bit DWARF" },
+		{ { 8, false, true, 2, 0, false }, true, "8-byte addresses, big endian" },
+		{ { 8, false, false, 3, 0, false }, false, "version 3: refused" },
+		{ { 8, false, false, 2, 1, false }, false, "a segment size: refused" },
+		{ { 8, false, false, 2, 0, true }, false, "a pair of zeros inside: refused" },
+		{ { 2, false, false, 2, 0, false }, false, "2-byte addresses: refused" },
+	};
+	static const struct h_set first = { 4, false, false, 2, 0, false };
+	struct dwarange *v;
+	u32 i, nr, len;
+
+	for (i = 0; i < ARRAY_SIZE(c); i++) {
+		struct prog p = { .n = 0 };
+		bool read, big = c[i].h.big;
+
+		h_aranges(&p, &(struct h_set){ first.addr_size, false, big, 2, 0, false }, 0x40, 2);
+		h_aranges(&p, &c[i].h, 0x80, 2);
+		read = dwaranges_read(p.b, p.n, big, &v, &nr);
+		ok(read == c[i].ok && (!read || (nr == 4 && v[0].start == 0x1000 &&
+						 v[0].end == 0x1000 && v[1].end == 0x2010 &&
+						 v[1].unit == 0x40 && v[2].start == 0x1000 &&
+						 v[3].end == 0x2010 && v[3].unit == 0x80)),
+		   "hand-made .debug_aranges after a set of 40 bytes: %s", c[i].what);
+		free(v);
+		/* cut anywhere: refused, or read within the bytes (the sanitizer build sees) */
+		for (len = 0; len < p.n; len++) {
+			u8 *cut = xmalloc(len ? len : 1);
+
+			memcpy(cut, p.b, len);
+			if (dwaranges_read(cut, len, big, &v, &nr))
+				free(v);
+			free(cut);
+		}
+	}
+}
+
 static void test_hand_units(void)
 {
 	static struct prog info, abbrev, str, offs, addrs, lists;
@@ -2162,6 +2328,7 @@ int main(void)
 	test_scan_siblings();
 	test_unit_headers();
 	test_tree_lists();
+	test_aranges();
 	if (have_tool("gcc") && have_tool("g++") && have_tool("objcopy")) {
 		test_fixtures();
 		test_hand_units();

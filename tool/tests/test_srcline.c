@@ -18,6 +18,7 @@
 #include "fixtures.h"
 #include "tap.h"
 #include "../capture.h"
+#include "../dwaranges.h"
 #include "../srcline.h"
 
 #define LT_PID 2000
@@ -713,29 +714,35 @@ static char *resolve_logged(const char *bin, char **log, bool *has_line)
 	return name;
 }
 
-/* Overwrite the middle of section @sec of a copy of fx_inline with garbage. */
+/*
+ * Overwrite the middle of section @sec of a copy of fx_inline with
+ * garbage, or (@seed 0) only its last byte, a string section's final NUL.
+ */
 static bool corrupt(const char *sec, const char *out, u32 seed)
 {
 	return !fx_sh("objcopy --dump-section %s=sec.bin fx_inline && "
 		      "python3 -c \"import random,sys; d=bytearray(open('sec.bin','rb').read()); "
 		      "r=random.Random(%u); n=len(d)\n"
-		      "for i in range(n//4, n): d[i]=r.randrange(256)\n"
+		      "for i in range(n//4 if %u else n-1, n): d[i]=r.randrange(1, 256)\n"
 		      "open('sec.bin','wb').write(d)\" && "
 		      "objcopy --update-section %s=sec.bin fx_inline %s",
-		      sec, seed, sec, out);
+		      sec, seed, seed, sec, out);
 }
 
 static void test_corrupt_dwarf(void)
 {
-	static const char *const secs[] = { ".debug_info", ".debug_line" };
+	static const char *const secs[] = { ".debug_info", ".debug_line", ".debug_line_str" };
 	char *text, *name;
 	bool line;
 	u32 i;
 
 	for (i = 0; i < ARRAY_SIZE(secs); i++) {
-		char *bad = fx_path(i ? "fx_bad_line" : "fx_bad_info");
+		char *bad = fx_path(secs[i] + 1);
 
-		ok(corrupt(secs[i], bad, 7 + i), "%s of a copy overwritten with garbage", secs[i]);
+		/* the last: libdw hands out its file names, read to a NUL that is not there */
+		ok(corrupt(secs[i], bad, i < 2 ? 7 + i : 0),
+		   "%s of a copy overwritten with garbage%s", secs[i],
+		   i < 2 ? "" : " (its final NUL)");
 		name = resolve_logged(bad, &text, &line);
 		is_str(name ? name : "(none)", "fx_outer", "symbols still name the frames");
 		ok(text && strstr(text, "warning: ") && strstr(text, bad) &&
@@ -1243,6 +1250,143 @@ static void test_kernel_image_places(void)
 	free(cap);
 }
 
+/* A .debug_aranges set (32-bit DWARF, 8-byte addresses) for the unit whose header is at @unit. */
+static void put_set(struct sbuf *b, u64 unit, const struct dwarange *r, u32 n)
+{
+	u32 len = 2 + 4 + 1 + 1 + 4 + 16 * (n + 1), i;
+	u64 pair[2];
+
+	sbuf_add(b, &len, 4);
+	sbuf_add(b, &(u16){ 2 }, 2);
+	sbuf_add(b, &(u32){ unit }, 4);
+	sbuf_add(b, &(u8[6]){ 8, 0 }, 6); /* address size, segment size, padding to 16 */
+	for (i = 0; i <= n; i++) {
+		pair[0] = i < n ? r[i].start : 0;
+		pair[1] = i < n ? r[i].end - r[i].start : 0;
+		sbuf_add(b, pair, 16);
+	}
+}
+
+static int dwarange_cmp(const void *a, const void *b, void *arg)
+{
+	const struct dwarange *x = a, *y = b;
+
+	(void)arg;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Every function's frames in @v as in @t (another .debug_aranges, the same code): differences. */
+static u32 frames_differ(struct lt *t, struct lt *v)
+{
+	u32 i, differ = 0;
+	u64 a;
+
+	for (i = 0; i < t->d->nr_syms; i++)
+		for (a = t->d->syms[i].start; a < t->d->syms[i].end; a++) {
+			const struct frame_info *x =
+				res_fi(&t->r, res_user(&t->r, LT_PID, 0, lt_addr(t->d, a)));
+			const struct frame_info *y =
+				res_fi(&v->r, res_user(&v->r, LT_PID, 0, lt_addr(v->d, a)));
+
+			differ += x->nr_inl != y->nr_inl || x->line != y->line ||
+				  strcmp(res_str(&t->r, x->file), res_str(&v->r, y->file));
+		}
+	return differ;
+}
+
+/* The sets of @e in variant @v of test_aranges_layouts() (@a0: A's first entry; @b0: B's). */
+static void put_variant(struct sbuf *b, const struct dwarange *e, u32 nr, u32 v,
+			const struct dwarange *a0, const struct dwarange *b0)
+{
+	u32 i;
+
+	for (i = 0; i < nr; i++) {
+		struct dwarange r[2] = { e[i], e[i] };
+		bool a = e[i].start == a0->start;
+
+		if (v == 0 && e[i].unit == b0->unit)
+			continue; /* B's entries gone */
+		if (v == 0 && a) {
+			r[0].end = b0->end; /* over B */
+			r[1].start = a0->end - 1; /* A's last byte */
+		} else if (v == 1 && a) {
+			r[1].start = r[1].end = b0->start;
+		}
+		put_set(b, e[i].unit + (v == 2 && a ? 11 : 0), r, a && v < 2 ? 2 : 1);
+	}
+}
+
+/*
+ * .debug_aranges that producers do not write, put into a link of three
+ * units with objcopy: an address finds the same unit, and so the same
+ * frames, as in the link as built.  Unit A's entry stretched over unit B
+ * (which loses its own), and another of A at A's last byte: the entry
+ * starting last at or below an address is the one asked, as libdw asks, so
+ * B's addresses find B by its own ranges.  An empty entry of A at B's start.
+ * A set naming A by an offset inside it (libdw finds the unit around it).
+ */
+static void test_aranges_layouts(void)
+{
+	static const char *const what[] = {
+		"an entry stretched over another unit, a later one at its own unit's end",
+		"an empty entry at another unit's start",
+		"a set naming its unit by an offset inside it",
+	};
+	char *orig = fx_path("ar_orig.bin"), *bin = fx_path("ar_three"), *sec = NULL;
+	struct dwarange *e = NULL, a0, b0;
+	struct lt t;
+	size_t size;
+	u32 nr = 0, i, v;
+
+	ok(!fx_sh("gcc -O2 -g -c %s/fixtures/fx_kdup_b.c -o ar_b.o && "
+		  "gcc -O2 -g -c %s/fixtures/fx_kdup_a.c -o ar_c.o && "
+		  "gcc -O2 -g -I%s/fixtures %s/fixtures/fx_inline.c ar_b.o ar_c.o -o ar_three && "
+		  "objcopy --dump-section .debug_aranges=ar_orig.bin ar_three",
+		  TEST_SRCDIR, TEST_SRCDIR, TEST_SRCDIR, TEST_SRCDIR),
+	   "build a link of three units, its .debug_aranges dumped");
+	if (read_file(orig, &sec, &size, 1 << 20) ||
+	    !dwaranges_read((const u8 *)sec, size, false, &e, &nr) || nr < 3 || !lt_open(&t, bin)) {
+		ok(0, "the link's .debug_aranges read");
+		goto out;
+	}
+	/* A: the unit of the lowest entry; B: another unit's entry above it */
+	sort(e, nr, sizeof(*e), dwarange_cmp, NULL);
+	a0 = e[0];
+	for (i = 1, b0 = a0; i < nr && b0.unit == a0.unit; i++)
+		b0 = e[i];
+	for (v = 0; v < ARRAY_SIZE(what); v++) {
+		char *file = xasprintf("ar_v%u", v);
+		char *path = fx_path(file), *obj = xasprintf("%s.o", path);
+		struct sbuf b = { 0 };
+		struct lt x;
+		bool put;
+		FILE *f;
+
+		put_variant(&b, e, nr, v, &a0, &b0);
+		f = fopen(path, "w");
+		put = f && fwrite(b.buf, 1, b.len, f) == b.len && !fclose(f) &&
+		      !fx_sh("objcopy --update-section .debug_aranges=%s ar_three %s.o && "
+			     "objcopy --dump-section .debug_aranges=%s.chk %s.o && cmp -s %s %s.chk",
+			     file, file, file, file, file, file) &&
+		      lt_open(&x, obj);
+		ok(put && b0.unit != a0.unit, ".debug_aranges with %s put in", what[v]);
+		ok(put && !frames_differ(&t, &x),
+		   ".debug_aranges with %s: every address's frames as built", what[v]);
+		if (put)
+			lt_close(&x);
+		sbuf_free(&b);
+		free(obj);
+		free(path);
+		free(file);
+	}
+	lt_close(&t);
+out:
+	free(e);
+	free(sec);
+	free(orig);
+	free(bin);
+}
+
 int main(void)
 {
 	if (!have_tool("addr2line") || !have_tool("objcopy")) {
@@ -1258,6 +1402,7 @@ int main(void)
 	test_reports();
 	test_corrupt_dwarf();
 	test_looping_siblings();
+	test_aranges_layouts();
 	test_kernel_module();
 	test_kernel_module_capture();
 	test_kernel_module_shared_name();
