@@ -11,14 +11,6 @@
 #include "dwline.h"
 #include "dwread.h"
 
-/* The string at @off of a string section; NULL when outside or unterminated. */
-static const char *sec_str(const u8 *sec, size_t size, u64 off)
-{
-	if (!sec || off >= size || !memchr(sec + off, 0, size - off))
-		return NULL;
-	return (const char *)sec + off;
-}
-
 /* The line program header's fields that decoding needs. */
 struct header {
 	u16 version;
@@ -56,11 +48,11 @@ read_form(struct dwcur *c, const struct dwline_secs *s, u32 offset_size, u64 for
 		f->is_str = true;
 		break;
 	case DW_FORM_line_strp:
-		f->str = sec_str(s->line_str, s->line_str_size, dw_uint(c, offset_size));
+		f->str = dw_sec_str(s->line_str, s->line_str_size, dw_uint(c, offset_size));
 		f->is_str = true;
 		break;
 	case DW_FORM_strp:
-		f->str = sec_str(s->str, s->str_size, dw_uint(c, offset_size));
+		f->str = dw_sec_str(s->str, s->str_size, dw_uint(c, offset_size));
 		f->is_str = true;
 		break;
 	case DW_FORM_udata:

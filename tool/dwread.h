@@ -117,6 +117,14 @@ static inline s64 dw_sleb(struct dwcur *c)
 	return (s64)v;
 }
 
+/* The string at @off of a string section; NULL when outside or unterminated. */
+static inline const char *dw_sec_str(const u8 *sec, size_t size, u64 off)
+{
+	if (!sec || off >= size || !memchr(sec + off, 0, size - off))
+		return NULL;
+	return (const char *)sec + off;
+}
+
 /* A NUL-terminated string inside the cursor's bytes; NULL when unterminated. */
 static inline const char *dw_str(struct dwcur *c)
 {

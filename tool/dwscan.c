@@ -354,6 +354,24 @@ static bool enters(enum mode m, u32 tag)
 }
 
 /*
+ * Entry @idx, of @width bytes, of the table at @base of a section (@sec,
+ * @size bytes: .debug_addr, .debug_str_offsets, .debug_rnglists' offsets)
+ * into *@v; false past the section.
+ */
+static bool table_entry(const struct dwscan *s, const u8 *sec, size_t size, u64 base, u64 idx,
+			u32 width, u64 *v)
+{
+	struct dwcur r = { .big = s->u.big_endian };
+
+	if (!sec || base > size || idx >= (size - base) / width)
+		return false;
+	r.p = sec + base + idx * width;
+	r.end = sec + size;
+	*v = dw_uint(&r, width);
+	return !r.bad;
+}
+
+/*
  * Entry @idx of the unit's addresses in .debug_addr into *@addr; false
  * where libdw would fail, or would read it otherwise (no DW_AT_addr_base:
  * libdw takes 0).
@@ -361,15 +379,9 @@ static bool enters(enum mode m, u32 tag)
 static bool addr_index(const struct dwscan *s, u64 idx, u64 *addr)
 {
 	const struct dwscan_unit *u = &s->u;
-	struct dwcur r = { .big = u->big_endian };
 
-	if (!u->addrs || !s->addr_base_known || s->addr_base > u->addrs_size ||
-	    idx >= (u->addrs_size - s->addr_base) / u->addr_size)
-		return false;
-	r.p = u->addrs + s->addr_base + idx * u->addr_size;
-	r.end = u->addrs + u->addrs_size;
-	*addr = dw_uint(&r, u->addr_size);
-	return !r.bad;
+	return s->addr_base_known &&
+	       table_entry(s, u->addrs, u->addrs_size, s->addr_base, idx, u->addr_size, addr);
 }
 
 /* The address an attribute of @form holds at @r: in place, or by its index. */
@@ -404,17 +416,12 @@ static bool form_addr(const struct dwscan *s, u64 form, struct dwcur *r, u64 *ad
 static bool list_index(const struct dwscan *s, u64 idx, u64 *off)
 {
 	const struct dwscan_unit *u = &s->u;
-	size_t size = u->rnglists_size;
-	struct dwcur r = { .big = u->big_endian };
 
-	if (!u->rnglists || !s->rnglists_base_known || u->offset_size > size ||
-	    s->rnglists_base > size - u->offset_size ||
-	    idx > (size - u->offset_size - s->rnglists_base) / u->offset_size)
+	if (!s->rnglists_base_known || !table_entry(s, u->rnglists, u->rnglists_size,
+						    s->rnglists_base, idx, u->offset_size, off))
 		return false;
-	r.p = u->rnglists + s->rnglists_base + idx * u->offset_size;
-	r.end = u->rnglists + size;
-	*off = s->rnglists_base + dw_uint(&r, u->offset_size);
-	return !r.bad;
+	*off += s->rnglists_base;
+	return true;
 }
 
 /*
@@ -927,16 +934,10 @@ static void read_unit_die(struct dwscan *s)
 static bool str_index(const struct dwscan *s, u64 idx, u64 *off)
 {
 	const struct dwscan_unit *u = &s->u;
-	size_t size = u->str_offsets_size;
-	struct dwcur r = { .big = u->big_endian };
 
-	if (!u->str_offsets || !s->str_offsets_base_known || s->str_offsets_base > size ||
-	    idx >= (size - s->str_offsets_base) / u->offset_size)
-		return false;
-	r.p = u->str_offsets + s->str_offsets_base + idx * u->offset_size;
-	r.end = u->str_offsets + size;
-	*off = dw_uint(&r, u->offset_size);
-	return !r.bad;
+	return s->str_offsets_base_known &&
+	       table_entry(s, u->str_offsets, u->str_offsets_size, s->str_offsets_base, idx,
+			   u->offset_size, off);
 }
 
 /* The string an attribute of @form holds at @r; false for a form not read here. */
@@ -969,10 +970,8 @@ static bool form_str(const struct dwscan *s, u64 form, struct dwcur *r, const ch
 	default:
 		return false;
 	}
-	if (r->bad || !sec || off >= size || !memchr(sec + off, 0, size - off))
-		return false;
-	*str = (const char *)sec + off;
-	return true;
+	*str = dw_sec_str(sec, size, off);
+	return !r->bad && *str;
 }
 
 /* DW_AT_stmt_list's offset, of the forms libdw reads it in; false for another. */

@@ -427,6 +427,7 @@ static bool libdw_aranges(struct dso_dwarf *dd, u32 *alloc)
 	Dwarf_Word len;
 	Dwarf_Off off;
 	size_t nr, i;
+	u32 k;
 
 	if (dwarf_getaranges(dd->dw, &a, &nr))
 		return false;
@@ -434,9 +435,10 @@ static bool libdw_aranges(struct dso_dwarf *dd, u32 *alloc)
 		if (dwarf_getarangeinfo(dwarf_onearange(a, i), &start, &len, &off))
 			return false;
 		/* a unit no header names (none that libdw finds): its entries say nothing */
-		if (unit_at_offset(dd, off) != IV_NONE)
+		k = unit_at_offset(dd, off);
+		if (k != IV_NONE)
 			add_arange(dd, start, len > UINT64_MAX - start ? UINT64_MAX : start + len,
-				   unit_at_offset(dd, off), alloc);
+				   k, alloc);
 	}
 	return true;
 }
