@@ -356,6 +356,8 @@ static void add_sample(struct pp *pp, const struct rsample *rs)
 		VEC_GROW(pp->sample_locs, pp->nr_sample_locs, pp->alloc_sample_locs);
 		pp->sample_locs[pp->nr_sample_locs++] = loc + 1;
 	}
+	/* a stack without locations (none, or inline frames only): still an address for them */
+	VEC_GROW(pp->sample_locs, pp->nr_sample_locs, pp->alloc_sample_locs);
 	report_comm_name(rep, s->pid, &comm);
 	lbl[0] = s->pid;
 	lbl[1] = s->tid;
