@@ -435,8 +435,15 @@ static bool want_symbol(const GElf_Sym *sym, bool dynsym, const struct sec_info 
 		return false;
 	if (type == STT_FUNC || type == STT_GNU_IFUNC)
 		return true;
-	/* global code labels from assembly sources, never in .dynsym */
-	return type == STT_NOTYPE && !dynsym && bind != STB_LOCAL && secs[sym->st_shndx].exec;
+	/*
+	 * Code labels from assembly sources, never in .dynsym: global ones,
+	 * and local ones given a size (arm64's el1h_64_sync and the other
+	 * vectors' entries).  A local label without one is most often a
+	 * branch target inside a function, which it must not split.
+	 */
+	if (type != STT_NOTYPE || dynsym || !secs[sym->st_shndx].exec)
+		return false;
+	return bind != STB_LOCAL || sym->st_size;
 }
 
 static bool want_name(const char *name)

@@ -825,6 +825,54 @@ static void test_rust_names(void)
 	free(list);
 }
 
+/*
+ * The labels of fx_labels.S, every byte: sized ones name their bytes as
+ * addr2line -f names them, a local one without a size names none (addr2line
+ * takes it; perf and cycread do not, or each branch target would split its
+ * function).
+ */
+static void test_asm_labels(void)
+{
+	static const char *const names[] = { "gfunc", "lsized", "linner", "lbare" };
+	char *bin = fx_path("fx_labels.so"), *theirs;
+	u32 i, wrong = 0, n = 0;
+	u64 at[4] = { 0 }, v;
+	struct dso *d;
+	struct fx f;
+
+	ok(!fx_sh("gcc -shared -nostdlib %s/fixtures/fx_labels.S -o fx_labels.so", TEST_SRCDIR),
+	   "build the assembly labels fixture");
+	for (i = 0; i < 4; i++) {
+		char *out = fx_out("readelf -sW fx_labels.so | awk '$8 == \"%s\" { print $2 }'",
+				   names[i]);
+
+		at[i] = out ? strtoull(out, NULL, 16) : 0;
+		free(out);
+	}
+	ok(at[0] && at[0] < at[1] && at[1] < at[2] && at[2] < at[3],
+	   "readelf lists the four labels in order");
+	d = map_whole(&f, bin);
+	for (v = at[0]; d && at[0] && v < at[3] + 2; v++, n++) {
+		u32 idx = res_user(&f.r, FX_PID + 1, 0, whole_addr(d, v));
+		const char *name = res_str(&f.r, res_fi(&f.r, idx)->func);
+		const char *want = v < at[1] ? "gfunc" : v < at[3] ? "lsized" : NULL;
+
+		if ((want && strcmp(name, want)) ||
+		    (!want && (!strcmp(name, "lbare") || !strcmp(name, "lsized"))))
+			if (wrong++ < 3)
+				printf("# 0x%llx: %s, expected %s\n", (unsigned long long)v, name,
+				       want ? want : "no label's name");
+	}
+	ok(n > 8 && !wrong, "%u bytes: gfunc, then lsized through linner; lbare named by none", n);
+	theirs = fx_out("printf '0x%llx\\n0x%llx\\n' | addr2line -f -e fx_labels.so | "
+			"awk 'NR %% 2 == 1'",
+			(unsigned long long)at[1], (unsigned long long)at[2]);
+	is_str(theirs, "lsized\nlsized\n", "addr2line names lsized and linner's bytes so too");
+	fx_free(&f);
+	free(theirs);
+	free(bin);
+}
+
 static void test_cxx(void)
 {
 	char *out = run_fixture("fx_cxx");
@@ -1690,6 +1738,7 @@ int main(void)
 	test_eh_frame_liblzma();
 	test_plt();
 	test_rust_names();
+	test_asm_labels();
 	test_cxx();
 	test_deleted();
 	test_vdso();
