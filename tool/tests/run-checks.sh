@@ -3,8 +3,11 @@
 #
 # run-checks.sh OUT - every host test of cycread, run by "make check":
 # unit tests, the same under AddressSanitizer+UBSan, golden report tests,
-# command-line tests, and the fuzzers for FUZZ_TIME seconds each.  Prints
-# one TAP line per suite (failures show their log) and "N passed, N failed";
+# command-line tests, and the fuzzers for FUZZ_TIME seconds each from seed
+# FUZZ_SEED (default 1: every run tries the same inputs in the same order,
+# as far as its time goes, so a crash is the change's and repeats; 0: a new
+# seed each run, to explore).  Prints one
+# TAP line per suite (failures show their log) and "N passed, N failed";
 # exits non-zero when anything failed.
 
 set -u
@@ -12,6 +15,7 @@ out=$1
 here=$(cd "$(dirname "$0")" && pwd)
 tool=$out/cycread
 fuzz_time=${FUZZ_TIME:-30}
+fuzz_seed=${FUZZ_SEED:-1}
 n=0
 pass=0
 fail=0
@@ -206,11 +210,12 @@ EOF
 	done
 	for f in capture elf dwline; do
 		log=$out/fuzz/fuzz_$f.log
-		(cd "$out/fuzz" && ./fuzz_$f -max_total_time="$fuzz_time" -rss_limit_mb=2048 \
-			-timeout=20 -print_final_stats=1 "corpus-$f" >"$log" 2>&1)
+		(cd "$out/fuzz" && ./fuzz_$f -seed="$fuzz_seed" -max_total_time="$fuzz_time" \
+			-rss_limit_mb=2048 -timeout=20 -print_final_stats=1 "corpus-$f" >"$log" 2>&1)
 		rc=$?
 		runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
-		result $rc "fuzz_$f: ${fuzz_time}s, ${runs:-?} inputs, no crash" "$log"
+		seed=$(sed -n 's/^INFO: Seed: *//p' "$log")
+		result $rc "fuzz_$f: ${fuzz_time}s from seed ${seed:-?}, ${runs:-?} inputs, no crash" "$log"
 	done
 else
 	result 1 "fuzzers built (clang with libFuzzer)"
