@@ -198,7 +198,7 @@ static void proc_insert(struct maps *ms, struct proc_maps *p, u32 id)
 	p->v[p->nr++] = (struct pmap){ .start = m->start, .end = m->end, .id = id };
 	u64map_put(&p->known, map_key(m), id);
 	p->version++;
-	p->timed |= m->gen_time != 0;
+	p->newest_gen = MAX(p->newest_gen, m->gen_time);
 	ms->version++;
 }
 

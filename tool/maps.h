@@ -82,7 +82,7 @@ struct proc_maps {
 	struct ivindex index; /* over v[0..nr_sorted) */
 	struct u64map known; /* hash of (generation, mapping) -> id: re-reads add no twins */
 	u32 version; /* bumped whenever a mapping is added */
-	bool timed; /* has mappings of a generation after time 0 (an EXEC) */
+	u64 newest_gen; /* of its mappings' generations (0: no EXEC): a lookup after it sees all */
 	u64 cur_gen;
 	u64 exec_gen; /* cur_gen, when begun by an EXEC record while MMAP records tell maps */
 	u64 told_gen; /* ... and an MMAP record of it came: a real exec (maps_told()) */

@@ -486,19 +486,34 @@ static inline u32 fast_hash(u32 pid, u64 addr, u32 bits)
 	return hash64(addr ^ (u64)pid << 40) & ((1U << bits) - 1);
 }
 
-/* The fast cache's answer for (@pid, @addr), or UINT32_MAX: once per frame, so cheap. */
-static inline u32 fast_get(const struct resolver *r, u32 pid, u64 addr)
+/*
+ * The fast cache's answer for (@pid, @addr) at @time, or UINT32_MAX: once
+ * per frame, so cheap.
+ */
+static inline u32 fast_get(const struct resolver *r, u32 pid, u64 time, u64 addr)
 {
 	const struct res_fast *f;
 
 	if (!r->fast || r->fast_version != r->maps->version)
 		return UINT32_MAX;
 	f = &r->fast[fast_hash(pid, addr, r->fast_bits)];
-	return f->addr == addr && f->pid == pid ? f->fi : UINT32_MAX;
+	return f->addr == addr && f->pid == pid && time >= f->from ? f->fi : UINT32_MAX;
+}
+
+/*
+ * From what time on an answer found for @p at @time holds until a mapping
+ * is added, or UINT64_MAX: not for a time yet to come.  maps_find() takes
+ * any mapping of a generation begun by then and prefers the newest: at or
+ * after the newest generation of them all (0 without an EXEC), every one
+ * is a candidate, whatever the time.
+ */
+static u64 fast_from(const struct proc_maps *p, u64 time)
+{
+	return p && time >= p->newest_gen ? p->newest_gen : UINT64_MAX;
 }
 
 /* Store an answer, first growing (or emptying, after new mappings) the cache. */
-static void fast_put(struct resolver *r, u32 pid, u64 addr, u32 fi)
+static void fast_put(struct resolver *r, u32 pid, u64 addr, u64 from, u32 fi)
 {
 	u32 bits = r->fast_bits ? r->fast_bits : RES_FAST_MIN_BITS, i;
 
@@ -515,32 +530,31 @@ static void fast_put(struct resolver *r, u32 pid, u64 addr, u32 fi)
 		r->fast_version = r->maps->version;
 	}
 	r->fast[fast_hash(pid, addr, bits)] =
-		(struct res_fast){ .addr = addr, .pid = pid, .fi = fi };
+		(struct res_fast){ .addr = addr, .from = from, .pid = pid, .fi = fi };
 }
 
-static u32 res_user_slow(struct resolver *r, u32 pid, u64 time, u64 addr);
+static u32 res_user_slow(struct resolver *r, u32 pid, u64 time, u64 addr, u64 *from);
 
 /* Out of line: res_user()'s fast path then needs no registers saved. */
 static __noinline u32 res_user_miss(struct resolver *r, u32 pid, u64 time, u64 addr)
 {
-	u32 fi = res_user_slow(r, pid, time, addr);
-	const struct proc_maps *p;
+	u64 from;
+	u32 fi = res_user_slow(r, pid, time, addr, &from);
 
-	/* only where the answer cannot depend on the sample's time */
-	p = maps_proc(r->maps, pid, false);
-	if (p && !p->timed)
-		fast_put(r, pid, addr, fi);
+	if (from != UINT64_MAX)
+		fast_put(r, pid, addr, from, fi);
 	return fi;
 }
 
 u32 res_user(struct resolver *r, u32 pid, u64 time, u64 addr)
 {
-	u32 fi = fast_get(r, pid, addr);
+	u32 fi = fast_get(r, pid, time, addr);
 
 	return fi != UINT32_MAX ? fi : res_user_miss(r, pid, time, addr);
 }
 
-static u32 res_user_slow(struct resolver *r, u32 pid, u64 time, u64 addr)
+/* The frame of @addr in @pid at @time; *@from: fast_from() of the answer. */
+static u32 res_user_slow(struct resolver *r, u32 pid, u64 time, u64 addr, u64 *from)
 {
 	struct map *m = find_map(r, pid, time, addr);
 	struct frame_info *fi;
@@ -548,6 +562,8 @@ static u32 res_user_slow(struct resolver *r, u32 pid, u64 time, u64 addr)
 	u64 idx;
 	u32 i;
 
+	/* after find_map(), which may have read the maps */
+	*from = fast_from(maps_proc(r->maps, pid, false), time);
 	if (!m)
 		return resolve_unmapped(r, pid, addr);
 	if (m->id >= r->nr_map_cache) {

@@ -103,9 +103,10 @@ struct unmapped_cache {
 };
 
 /*
- * A direct-mapped cache of (pid, address) -> frame for processes whose
- * mappings do not depend on time (no EXEC): one probe per frame instead of
- * the process, interval and per-mapping lookups.  Any new mapping (maps'
+ * A direct-mapped cache of (pid, address) -> frame: one probe per frame
+ * instead of the process, interval and per-mapping lookups.  An answer
+ * holds for samples from the newest generation of the process's mappings
+ * on (from 0 without an EXEC: fast_from()).  Any new mapping (maps'
  * version) empties it; it grows with the number of frames resolved,
  * sixteen slots per frame, so collisions stay rare (with four, 6 % of the
  * frames of a 64 000-address profile missed), from 2^12 to 2^20 slots.
@@ -116,6 +117,7 @@ struct unmapped_cache {
 
 struct res_fast {
 	u64 addr;
+	u64 from; /* the earliest sample time it answers */
 	u32 pid;
 	u32 fi; /* UINT32_MAX: empty */
 };

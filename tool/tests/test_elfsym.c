@@ -1091,6 +1091,59 @@ static void test_maps_unchanged(void)
 	free(lib);
 }
 
+/* The file a frame of @pid at @time in the resolver falls in ("" when none). */
+static const char *file_at(struct resolver *r, u32 pid, u64 time, u64 addr)
+{
+	return res_str(r, res_fi(r, res_user(r, pid, time, addr))->dso);
+}
+
+/*
+ * The resolver's fast cache across an EXEC: an answer found after the
+ * newest generation serves later samples, never one from before it (out
+ * of time order, as rings drain); a mapping added empties it.
+ */
+static void test_fast_generations(void)
+{
+	char *lib = fx_path("libfx.so"), *pie = fx_path("fx_pie"), *cxx = fx_path("fx_cxx");
+	const u64 addr = 0x7f0000000100;
+	struct resolver r;
+	struct maps ms;
+	char *text;
+	u32 i, wrong = 0;
+
+	maps_init(&ms, false);
+	text = xasprintf("7f0000000000-7f0000001000 r-xp 00000000 00:00 0 %s\n", lib);
+	maps_read(&ms, 600, 0, text);
+	free(text);
+	text = xasprintf("7f0000000000-7f0000001000 r-xp 00000000 00:00 0 %s\n", pie);
+	maps_read(&ms, 600, 100, text);
+	free(text);
+	res_init(&r, &ms, false);
+	for (i = 0; i < 4; i++) {
+		/* after, before, at and after the EXEC, twice over: each from the cache the second time */
+		static const u64 times[] = { 150, 50, 100, 99 };
+		const char *want = times[i] >= 100 ? "fx_pie" : "libfx.so";
+		u32 pass;
+
+		for (pass = 0; pass < 2; pass++)
+			if (strcmp(file_at(&r, 600, times[i], addr), want) && wrong++ < 3)
+				printf("# time %llu, pass %u: %s, expected %s\n",
+				       (unsigned long long)times[i], pass,
+				       file_at(&r, 600, times[i], addr), want);
+	}
+	ok(!wrong, "an EXEC at 100: samples at 150 and 100 in fx_pie, at 50 and 99 in libfx.so");
+	text = xasprintf("7f0000000000-7f0000001000 r-xp 00000000 00:00 0 %s\n", cxx);
+	maps_read(&ms, 600, 200, text);
+	free(text);
+	is_str(file_at(&r, 600, 250, addr), "fx_cxx", "a later EXEC's mapping replaces the answer");
+	is_str(file_at(&r, 600, 150, addr), "fx_pie", "... not for a sample before it");
+	res_free(&r);
+	maps_free(&ms);
+	free(lib);
+	free(pie);
+	free(cxx);
+}
+
 /*
  * MMAP records: a mapping the kernel reported joins the generation of the
  * process's last EXEC (read nothing from /proc), its file opened, its
@@ -1744,6 +1797,7 @@ int main(void)
 	test_vdso();
 	test_vdso_once();
 	test_maps_unchanged();
+	test_fast_generations();
 	test_maps_mapped();
 	test_maps_told();
 	test_maps_fork();
