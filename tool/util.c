@@ -147,18 +147,28 @@ void sbuf_addch(struct sbuf *sb, char c)
 	sbuf_add(sb, &c, 1);
 }
 
+/* Formatted once into the room left, again only when the text did not fit. */
 void sbuf_vprintf(struct sbuf *sb, const char *fmt, va_list ap)
 {
+	size_t room = sb->alloc - sb->len;
 	va_list cp;
 	int n;
 
+	if (room < 64) {
+		sbuf_reserve(sb, 64);
+		room = sb->alloc - sb->len;
+	}
 	va_copy(cp, ap);
-	n = vsnprintf(NULL, 0, fmt, cp);
+	n = vsnprintf(sb->buf + sb->len, room, fmt, cp);
 	va_end(cp);
-	if (n < 0)
+	if (n < 0) {
+		sb->buf[sb->len] = '\0';
 		return;
-	sbuf_reserve(sb, n);
-	vsnprintf(sb->buf + sb->len, n + 1, fmt, ap);
+	}
+	if ((size_t)n >= room) {
+		sbuf_reserve(sb, n);
+		vsnprintf(sb->buf + sb->len, n + 1, fmt, ap);
+	}
 	sb->len += n;
 }
 

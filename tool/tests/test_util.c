@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_util - util.c's growable string against snprintf: text that fits
+ * the room left is formatted once, text that does not is formatted again
+ * after growing, and every append leaves the string NUL-terminated.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tap.h"
+#include "../util.h"
+
+/* Appends of every length from 0 to 300 bytes, each checked against snprintf. */
+static void test_sbuf_printf(void)
+{
+	struct sbuf sb = { 0 }, want = { 0 };
+	char pad[301], one[400];
+	u32 n, wrong = 0, nul = 0;
+
+	memset(pad, 'x', sizeof(pad) - 1);
+	pad[sizeof(pad) - 1] = '\0';
+	for (n = 0; n <= 300; n++) {
+		size_t before = sb.len;
+
+		sbuf_printf(&sb, "%u:%.*s;", n, (int)n, pad);
+		snprintf(one, sizeof(one), "%u:%.*s;", n, (int)n, pad);
+		sbuf_addstr(&want, one);
+		if (sb.len - before != strlen(one) || memcmp(sb.buf + before, one, strlen(one)))
+			wrong++;
+		nul += sb.buf[sb.len] != '\0';
+	}
+	ok(!wrong && sb.len == want.len && !strcmp(sb.buf, want.buf),
+	   "301 appends of 2 to 305 bytes, across every growth: the same text as snprintf's");
+	ok(!nul && sb.alloc > sb.len, "NUL-terminated after each");
+	sbuf_free(&sb);
+	/* every text length against every fill: each boundary of the room met */
+	wrong = 0;
+	for (n = 0; n < 160; n++) {
+		u32 len;
+
+		for (len = 0; len <= 300; len++) {
+			sbuf_add(&sb, pad, n);
+			sbuf_printf(&sb, "%.*s", (int)len, pad);
+			wrong += sb.len != n + len || strspn(sb.buf, "x") != n + len ||
+				 sb.buf[sb.len] != '\0' || sb.alloc <= sb.len;
+			sbuf_free(&sb);
+		}
+	}
+	ok(!wrong, "0 to 300 bytes after 0 to 159: whole, NUL-terminated, within the room");
+	sbuf_reset(&sb);
+	sbuf_printf(&sb, "%s", "");
+	ok(sb.len == 0 && sb.buf && !sb.buf[0], "an empty text keeps an empty string");
+	sbuf_free(&sb);
+	sbuf_printf(&sb, "%.*s", 1000, pad);
+	is_str(sb.buf, pad, "a first text longer than the first room");
+	sbuf_free(&sb);
+	sbuf_free(&want);
+}
+
+int main(void)
+{
+	test_sbuf_printf();
+	return tap_done();
+}
