@@ -38,7 +38,7 @@ unit()
 	dir=$1
 	label=$2
 	for t in test_records test_interval test_elfsym test_dwline test_srcline test_leaf \
-		test_capture test_pprof test_aarch32 test_configure; do
+		test_capture test_pprof test_aarch32 test_configure test_util; do
 		log=$dir/$t.log
 		"$dir/$t" >"$log" 2>&1
 		rc=$?
@@ -175,6 +175,9 @@ result $rc "command line ($(grep -c '^ok' "$out/cli.log") checks)" "$out/cli.log
 
 # fuzzers, seeded with a capture and small ELF files
 if [ -x "$out/fuzz/fuzz_capture" ] && [ -x "$out/fuzz/fuzz_elf" ] && [ -x "$out/fuzz/fuzz_dwline" ]; then
+	# made anew: the fuzzers add what they find to them, and each run with a
+	# fixed seed must start from the same inputs
+	rm -rf "$out/fuzz/corpus-capture" "$out/fuzz/corpus-elf" "$out/fuzz/corpus-dwline"
 	mkdir -p "$out/fuzz/corpus-capture" "$out/fuzz/corpus-elf"
 	cp "$gdir/synth.cyc" "$out/fuzz/corpus-capture/"
 	# inputs the fuzzers once found a bug with: every run starts from them
