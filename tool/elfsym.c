@@ -592,7 +592,21 @@ static int bind_rank(u8 bind)
 	return bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2;
 }
 
-/* At one start: the order that makes alias choice independent of table order. */
+/*
+ * A local label of no type (taken only with a size: want_symbol()): a
+ * part of code some other symbol may name as a whole.
+ */
+static bool local_label(const struct dso_sym *s)
+{
+	return s->type == STT_NOTYPE && s->bind == STB_LOCAL;
+}
+
+/*
+ * At one start: the order that makes alias choice independent of table
+ * order.  A local label comes last: a global one at its start names the
+ * code as kallsyms does (x86's swapgs_restore_regs_and_return_to_usermode
+ * over common_interrupt_return), and may reach past the local one's size.
+ */
 static int sym_cmp(const void *a, const void *b, void *arg)
 {
 	const struct dso_sym *x = a, *y = b;
@@ -600,6 +614,8 @@ static int sym_cmp(const void *a, const void *b, void *arg)
 	const char *nx, *ny;
 	int d;
 
+	if (local_label(x) != local_label(y))
+		return local_label(x) ? 1 : -1;
 	if ((x->flags & DSYM_SIZED) != (y->flags & DSYM_SIZED))
 		return x->flags & DSYM_SIZED ? -1 : 1;
 	if ((x->flags & DSYM_DYNSYM) != (y->flags & DSYM_DYNSYM))
@@ -620,9 +636,15 @@ static int sym_cmp(const void *a, const void *b, void *arg)
 	return x->end < y->end ? 1 : x->end > y->end ? -1 : 0;
 }
 
+/*
+ * A symbol without a size reaches up to the next one, local labels passed
+ * over: one inside it names its own bytes (the innermost symbol wins), the
+ * code after it is still the outer one's.  Each label is passed over by one
+ * symbol at most.
+ */
 static void finish_syms(struct dso *d)
 {
-	u32 i, n;
+	u32 i, j, n;
 
 	/* one symbol per address: the first after sorting is the chosen alias */
 	n = iv_sort_unique(d->syms, d->nr_syms, sizeof(*d->syms), sym_cmp, d);
@@ -636,8 +658,10 @@ static void finish_syms(struct dso *d)
 			s->end = s->start + 1;
 			continue;
 		}
-		if (i + 1 < n && d->syms[i + 1].start < s->end)
-			s->end = d->syms[i + 1].start;
+		for (j = i + 1; j < n && local_label(&d->syms[j]); j++)
+			;
+		if (j < n && d->syms[j].start < s->end)
+			s->end = d->syms[j].start;
 		if (s->end <= s->start)
 			s->end = s->start + 1;
 	}

@@ -825,48 +825,79 @@ static void test_rust_names(void)
 	free(list);
 }
 
+/* fx_labels.S's label @name: its value, and its end when it has a size (else 0). */
+static u64 label_at(const char *name, u64 *end)
+{
+	char *out = fx_out("readelf -sW fx_labels.so | awk '$8 == \"%s\" { print $2, $3 }'", name);
+	unsigned long long v = 0, size = 0;
+
+	if (!out || sscanf(out, "%llx %llu", &v, &size) != 2)
+		v = size = 0;
+	free(out);
+	if (end)
+		*end = size ? v + size : 0;
+	return v;
+}
+
 /*
  * The labels of fx_labels.S, every byte: sized ones name their bytes as
- * addr2line -f names them, a local one without a size names none (addr2line
- * takes it; perf and cycread do not, or each branch target would split its
- * function).
+ * addr2line -f names them; a local one without a size names none
+ * (addr2line takes it; perf and cycread do not, or each branch target
+ * would split its function); a sized local label neither cuts short a
+ * global label without a size that holds it nor wins over one at its start.
  */
 static void test_asm_labels(void)
 {
-	static const char *const names[] = { "gfunc", "lsized", "linner", "lbare" };
+	static const struct {
+		const char *from, *to; /* bytes [from, to); to NULL: from's end */
+		const char *want; /* NULL: named by no label */
+	} spans[] = {
+		{ "gfunc", "lsized", "gfunc" }, { "lsized", "lbare", "lsized" },
+		{ "lbare", "glabel", NULL },	{ "glabel", "lhelp", "glabel" },
+		{ "lhelp", NULL, "lhelp" },	{ "lhelp", "galias", "glabel" },
+		{ "galias", "gend", "galias" }, { "gend", NULL, "gend" },
+	};
 	char *bin = fx_path("fx_labels.so"), *theirs;
 	u32 i, wrong = 0, n = 0;
-	u64 at[4] = { 0 }, v;
+	u64 lsized, linner;
 	struct dso *d;
 	struct fx f;
 
 	ok(!fx_sh("gcc -shared -nostdlib %s/fixtures/fx_labels.S -o fx_labels.so", TEST_SRCDIR),
 	   "build the assembly labels fixture");
-	for (i = 0; i < 4; i++) {
-		char *out = fx_out("readelf -sW fx_labels.so | awk '$8 == \"%s\" { print $2 }'",
-				   names[i]);
-
-		at[i] = out ? strtoull(out, NULL, 16) : 0;
-		free(out);
-	}
-	ok(at[0] && at[0] < at[1] && at[1] < at[2] && at[2] < at[3],
-	   "readelf lists the four labels in order");
 	d = map_whole(&f, bin);
-	for (v = at[0]; d && at[0] && v < at[3] + 2; v++, n++) {
-		u32 idx = res_user(&f.r, FX_PID + 1, 0, whole_addr(d, v));
-		const char *name = res_str(&f.r, res_fi(&f.r, idx)->func);
-		const char *want = v < at[1] ? "gfunc" : v < at[3] ? "lsized" : NULL;
+	for (i = 0; d && i < sizeof(spans) / sizeof(spans[0]); i++) {
+		u64 end, from = label_at(spans[i].from, &end), to, v;
 
-		if ((want && strcmp(name, want)) ||
-		    (!want && (!strcmp(name, "lbare") || !strcmp(name, "lsized"))))
-			if (wrong++ < 3)
+		/* "lhelp" to "galias": from lhelp's end */
+		if (spans[i].to && !strcmp(spans[i].from, "lhelp"))
+			from = end;
+		to = spans[i].to ? label_at(spans[i].to, NULL) : end;
+		if (!from || to <= from) {
+			wrong++;
+			printf("# %s: no such span in the fixture\n", spans[i].from);
+			continue;
+		}
+		for (v = from; v < to; v++, n++) {
+			u32 idx = res_user(&f.r, FX_PID + 1, 0, whole_addr(d, v));
+			const char *name = res_str(&f.r, res_fi(&f.r, idx)->func);
+			bool bad = spans[i].want ? strcmp(name, spans[i].want) != 0
+						 : !strncmp(name, "l", 1) || !strncmp(name, "g", 1);
+
+			if (bad && wrong++ < 4)
 				printf("# 0x%llx: %s, expected %s\n", (unsigned long long)v, name,
-				       want ? want : "no label's name");
+				       spans[i].want ? spans[i].want : "no label's name");
+		}
 	}
-	ok(n > 8 && !wrong, "%u bytes: gfunc, then lsized through linner; lbare named by none", n);
+	ok(n > 20 && !wrong,
+	   "%u bytes: gfunc, lsized through linner, lbare named by none, glabel around lhelp, "
+	   "galias over lalias, gend",
+	   n);
+	lsized = label_at("lsized", NULL);
+	linner = label_at("linner", NULL);
 	theirs = fx_out("printf '0x%llx\\n0x%llx\\n' | addr2line -f -e fx_labels.so | "
 			"awk 'NR %% 2 == 1'",
-			(unsigned long long)at[1], (unsigned long long)at[2]);
+			(unsigned long long)lsized, (unsigned long long)linner);
 	is_str(theirs, "lsized\nlsized\n", "addr2line names lsized and linner's bytes so too");
 	fx_free(&f);
 	free(theirs);
