@@ -91,21 +91,27 @@ static void raw_sample(const struct report *rep, const struct rsample *rs, bool 
 		};
 		const struct frame_info *fi = res_fi(rep->r, f.fi);
 
+		/* a line per frame: built without printf, written at once */
 		sbuf_reset(sb);
+		sbuf_addch(sb, '\t');
+		sbuf_addhex(sb, f.addr, 16);
+		sbuf_addch(sb, ' ');
 		res_format_frame(rep->r, &f, sb);
-		if (fi->flags & FI_INLINE)
-			fprintf(out, "\t%16llx %s (inlined)", f.addr, sb->buf);
-		else
-			fprintf(out, "\t%16llx %s (%s)", f.addr, sb->buf,
-				res_str(rep->r, fi->path));
+		if (fi->flags & FI_INLINE) {
+			sbuf_addstr(sb, " (inlined)");
+		} else {
+			sbuf_add(sb, " (", 2);
+			sbuf_addstr(sb, res_str(rep->r, fi->path));
+			sbuf_addch(sb, ')');
+		}
 		if (details && fi->file != RES_NO_STR) {
-			sbuf_reset(sb);
+			sbuf_addch(sb, ' ');
 			res_format_srcline(rep->r, f.fi, true, sb);
-			fprintf(out, " %s", sb->buf);
 		}
 		if (details && (f.flags & SF_INSERTED) && !(f.flags & SF_INLINE))
-			fprintf(out, " [caller from lr: %s]", leaf_verdict_str(rs->leaf));
-		fputc('\n', out);
+			sbuf_printf(sb, " [caller from lr: %s]", leaf_verdict_str(rs->leaf));
+		sbuf_addch(sb, '\n');
+		fwrite(sb->buf, 1, sb->len, out);
 	}
 	fputc('\n', out);
 }

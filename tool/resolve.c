@@ -806,19 +806,18 @@ count:
 	}
 }
 
+/* Once per frame of --raw: without printf. */
 void res_format_frame(const struct resolver *r, const struct stack_frame *f, struct sbuf *sb)
 {
 	const struct frame_info *fi = &r->fis[f->fi];
+	bool in_dso = !(fi->flags & (FI_INLINE | FI_RESOLVED | FI_FDE)) &&
+		      (fi->reason == UR_NO_FILE || fi->reason == UR_NO_SYMBOLS ||
+		       fi->reason == UR_NO_SYMBOL);
 
-	if (fi->flags & FI_INLINE) {
-		sbuf_addstr(sb, res_str(r, fi->func));
-	} else if (fi->flags & (FI_RESOLVED | FI_FDE)) {
-		sbuf_printf(sb, "%s+0x%llx", res_str(r, fi->func), f->off);
-	} else if (fi->reason == UR_NO_FILE || fi->reason == UR_NO_SYMBOLS ||
-		   fi->reason == UR_NO_SYMBOL) {
-		sbuf_printf(sb, "%s+0x%llx", res_str(r, fi->dso), f->off);
-	} else {
-		sbuf_addstr(sb, res_str(r, fi->func));
+	sbuf_addstr(sb, res_str(r, in_dso ? fi->dso : fi->func));
+	if (in_dso || (!(fi->flags & FI_INLINE) && (fi->flags & (FI_RESOLVED | FI_FDE)))) {
+		sbuf_add(sb, "+0x", 3);
+		sbuf_addhex(sb, f->off, 0);
 	}
 }
 

@@ -147,6 +147,23 @@ void sbuf_addch(struct sbuf *sb, char c)
 	sbuf_add(sb, &c, 1);
 }
 
+void sbuf_addhex(struct sbuf *sb, u64 v, u32 width)
+{
+	char digits[16];
+	u32 n = 0;
+
+	do {
+		digits[sizeof(digits) - 1 - n++] = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (v);
+	width = MAX(width, n);
+	sbuf_reserve(sb, width);
+	memset(sb->buf + sb->len, ' ', width - n);
+	memcpy(sb->buf + sb->len + width - n, digits + sizeof(digits) - n, n);
+	sb->len += width;
+	sb->buf[sb->len] = '\0';
+}
+
 /* Formatted once into the room left, again only when the text did not fit. */
 void sbuf_vprintf(struct sbuf *sb, const char *fmt, va_list ap)
 {

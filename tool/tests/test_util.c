@@ -2,7 +2,8 @@
 /*
  * test_util - util.c's growable string against snprintf: text that fits
  * the room left is formatted once, text that does not is formatted again
- * after growing, and every append leaves the string NUL-terminated.
+ * after growing, and every append leaves the string NUL-terminated; hex
+ * digits written without printf as printf writes them.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,8 +59,41 @@ static void test_sbuf_printf(void)
 	sbuf_free(&want);
 }
 
+/* sbuf_addhex() against printf's "%*llx": every digit count, widths 0 to 20. */
+static void test_sbuf_addhex(void)
+{
+	struct sbuf sb = { 0 };
+	char want[64];
+	u32 shift, width, wrong = 0, n = 0;
+
+	for (shift = 0; shift <= 64; shift++) {
+		u64 vals[3] = { shift < 64 ? 1ULL << shift : 0, 0, 0 };
+
+		vals[1] = vals[0] - 1; /* all ones below the bit: 0 at shift 0, ~0 at 64 */
+		vals[2] = vals[0] * 0x9e3779b97f4a7c15ULL >> (shift & 63);
+		for (width = 0; width <= 20; width++) {
+			u32 k;
+
+			for (k = 0; k < 3; k++, n++) {
+				sbuf_reset(&sb);
+				sbuf_addch(&sb, '<');
+				sbuf_addhex(&sb, vals[k], width);
+				snprintf(want, sizeof(want), "<%*llx", (int)width,
+					 (unsigned long long)vals[k]);
+				if (strcmp(sb.buf, want) || sb.len != strlen(want)) {
+					if (wrong++ < 3)
+						printf("# %s, printf %s\n", sb.buf, want);
+				}
+			}
+		}
+	}
+	ok(!wrong, "%u values and widths: as printf's %%*llx writes them", n);
+	sbuf_free(&sb);
+}
+
 int main(void)
 {
 	test_sbuf_printf();
+	test_sbuf_addhex();
 	return tap_done();
 }
