@@ -6,9 +6,9 @@
 # command-line tests, and the fuzzers for FUZZ_TIME seconds each from seed
 # FUZZ_SEED (default 1: every run tries the same inputs in the same order,
 # as far as its time goes, so a crash is the change's and repeats; 0: a new
-# seed each run, to explore).  Prints one
-# TAP line per suite (failures show their log) and "N passed, N failed";
-# exits non-zero when anything failed.
+# seed each run, to explore).  The unit tests are the Makefile's TESTS.
+# Prints one TAP line per suite (failures show their log) and "N passed,
+# N failed"; exits non-zero when anything failed.
 
 set -u
 out=$1
@@ -16,6 +16,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 tool=$out/cycread
 fuzz_time=${FUZZ_TIME:-30}
 fuzz_seed=${FUZZ_SEED:-1}
+tests=${TESTS:?run by make check, which names the unit tests in TESTS}
 n=0
 pass=0
 fail=0
@@ -37,8 +38,7 @@ unit()
 {
 	dir=$1
 	label=$2
-	for t in test_records test_interval test_elfsym test_dwline test_srcline test_leaf \
-		test_capture test_pprof test_aarch32 test_configure test_util; do
+	for t in $tests; do
 		log=$dir/$t.log
 		"$dir/$t" >"$log" 2>&1
 		rc=$?
