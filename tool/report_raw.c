@@ -23,9 +23,28 @@
 
 #include "report.h"
 
-static void time_str(u64 ns, char *buf, size_t len)
+/* " [CPU] SECONDS.NANOSECONDS:", which follows a record's task: without printf. */
+static void raw_when(u32 cpu, u64 ns, struct sbuf *sb)
 {
-	snprintf(buf, len, "%llu.%09llu", ns / 1000000000ULL, ns % 1000000000ULL);
+	sbuf_add(sb, " [", 2);
+	sbuf_adddec(sb, cpu, 3);
+	sbuf_add(sb, "] ", 2);
+	sbuf_adddec(sb, ns / 1000000000ULL, 0);
+	sbuf_addch(sb, '.');
+	sbuf_adddec(sb, ns % 1000000000ULL, 9);
+	sbuf_addch(sb, ':');
+}
+
+/* What starts each record's line, into @sb anew: "COMM PID/TID [CPU] SECONDS.NANOSECONDS:". */
+static void raw_head(const struct report *rep, u32 pid, u32 tid, u32 cpu, u64 ns, struct sbuf *sb)
+{
+	sbuf_reset(sb);
+	report_comm_name(rep, pid, sb);
+	sbuf_addch(sb, ' ');
+	sbuf_adddec(sb, pid, 0);
+	sbuf_addch(sb, '/');
+	sbuf_adddec(sb, tid, 0);
+	raw_when(cpu, ns, sb);
 }
 
 /* The register dump of --regs, named for its layout: " regs r0:0x1 ... cpsr:0x10". */
@@ -68,20 +87,18 @@ static void raw_sample(const struct report *rep, const struct rsample *rs, bool 
 		       struct sbuf *sb)
 {
 	const struct cycsample_sample *s = prof_rec(rep->p, &rep->p->ev[rs->ev]);
-	struct sbuf ev = { 0 };
-	char t[32];
 	u32 j;
 
-	sbuf_reset(sb);
-	report_comm_name(rep, s->pid, sb);
-	report_event_name(rep, s->pmu, &ev);
-	time_str(s->time, t, sizeof(t));
-	fprintf(out, "%s %u/%u [%03u] %s: %llu %s:", sb->buf, s->pid, s->tid, s->cpu, t, s->period,
-		ev.buf);
+	raw_head(rep, s->pid, s->tid, s->cpu, s->time, sb);
+	sbuf_addch(sb, ' ');
+	sbuf_adddec(sb, s->period, 0);
+	sbuf_addch(sb, ' ');
+	report_event_name(rep, s->pmu, sb);
+	sbuf_addch(sb, ':');
+	fwrite(sb->buf, 1, sb->len, out);
 	if (details)
 		raw_details(rep, s, out);
 	fputc('\n', out);
-	sbuf_free(&ev);
 	for (j = 0; j < rs->nr; j++) {
 		struct stack_frame f = {
 			.fi = rep->frames[rs->first + j],
@@ -120,18 +137,15 @@ static void raw_task(const struct report *rep, const struct prof_event *e, FILE 
 		     struct sbuf *sb)
 {
 	const struct cycsample_task_event *t = prof_rec(rep->p, e);
-	char ts[32], comm[sizeof(t->comm) + 1];
+	char comm[sizeof(t->comm) + 1];
 
 	memcpy(comm, t->comm, sizeof(t->comm));
 	comm[sizeof(t->comm)] = '\0';
-	sbuf_reset(sb);
-	report_comm_name(rep, t->pid, sb);
-	time_str(t->time, ts, sizeof(ts));
+	raw_head(rep, t->pid, t->tid, e->cpu, t->time, sb);
 	if (e->type == CYCSAMPLE_REC_EXEC)
-		fprintf(out, "%s %u/%u [%03u] %s: EXEC %s\n\n", sb->buf, t->pid, t->tid, e->cpu, ts,
-			comm);
+		fprintf(out, "%s EXEC %s\n\n", sb->buf, comm);
 	else
-		fprintf(out, "%s %u/%u [%03u] %s: EXIT\n\n", sb->buf, t->pid, t->tid, e->cpu, ts);
+		fprintf(out, "%s EXIT\n\n", sb->buf);
 }
 
 void report_raw(const struct report *rep, const struct report_opts *o, FILE *out)
@@ -139,7 +153,6 @@ void report_raw(const struct report *rep, const struct report_opts *o, FILE *out
 	struct sbuf sb = { 0 };
 	size_t i;
 	u32 next = 0;
-	char ts[32];
 
 	for (i = 0; i < rep->p->nr_ev; i++) {
 		const struct prof_event *e = &rep->p->ev[i];
@@ -153,8 +166,10 @@ void report_raw(const struct report *rep, const struct report_opts *o, FILE *out
 		case CYCSAMPLE_REC_LOST:
 			if (!o->show_lost_events)
 				break;
-			time_str(e->time, ts, sizeof(ts));
-			fprintf(out, "[lost] -1/-1 [%03u] %s: LOST %llu samples\n\n", e->cpu, ts,
+			sbuf_reset(&sb);
+			sbuf_addstr(&sb, "[lost] -1/-1");
+			raw_when(e->cpu, e->time, &sb);
+			fprintf(out, "%s LOST %llu samples\n\n", sb.buf,
 				((const struct cycsample_lost *)prof_rec(rep->p, e))->lost);
 			break;
 		case CYCSAMPLE_REC_EXEC:

@@ -164,6 +164,23 @@ void sbuf_addhex(struct sbuf *sb, u64 v, u32 width)
 	sb->buf[sb->len] = '\0';
 }
 
+void sbuf_adddec(struct sbuf *sb, u64 v, u32 width)
+{
+	char digits[20]; /* UINT64_MAX has 20 */
+	u32 n = 0;
+
+	do {
+		digits[sizeof(digits) - 1 - n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	width = MAX(width, n);
+	sbuf_reserve(sb, width);
+	memset(sb->buf + sb->len, '0', width - n);
+	memcpy(sb->buf + sb->len + width - n, digits + sizeof(digits) - n, n);
+	sb->len += width;
+	sb->buf[sb->len] = '\0';
+}
+
 /* Formatted once into the room left, again only when the text did not fit. */
 void sbuf_vprintf(struct sbuf *sb, const char *fmt, va_list ap)
 {

@@ -77,6 +77,8 @@ void sbuf_addstr(struct sbuf *sb, const char *s);
 void sbuf_addch(struct sbuf *sb, char c);
 /* @v as printf's "%*llx" (@width) writes it, without printf's cost per call. */
 void sbuf_addhex(struct sbuf *sb, u64 v, u32 width);
+/* @v in decimal, zero-padded to @width digits: printf's "%0*llu". */
+void sbuf_adddec(struct sbuf *sb, u64 v, u32 width);
 void sbuf_printf(struct sbuf *sb, const char *fmt, ...) __printf(2, 3);
 void sbuf_vprintf(struct sbuf *sb, const char *fmt, va_list ap);
 void sbuf_reset(struct sbuf *sb);

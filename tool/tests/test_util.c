@@ -91,9 +91,44 @@ static void test_sbuf_addhex(void)
 	sbuf_free(&sb);
 }
 
+/* sbuf_adddec() against printf's "%0*llu": every digit count, widths 0 to 22. */
+static void test_sbuf_adddec(void)
+{
+	struct sbuf sb = { 0 };
+	char want[64];
+	u32 digits, width, wrong = 0, n = 0;
+	u64 p10 = 1;
+
+	for (digits = 1; digits <= 20; digits++, p10 *= 10) {
+		/* the least and the most of this many digits, and one between */
+		u64 most = digits == 20 ? UINT64_MAX : p10 * 10 - 1;
+		u64 vals[3] = { digits == 1 ? 0 : p10, most,
+				p10 + (p10 * 0x9e3779b97f4a7c15ULL >> 7) % (most - p10 + 1) };
+
+		for (width = 0; width <= 22; width++) {
+			u32 k;
+
+			for (k = 0; k < 3; k++, n++) {
+				sbuf_reset(&sb);
+				sbuf_addch(&sb, '<');
+				sbuf_adddec(&sb, vals[k], width);
+				snprintf(want, sizeof(want), "<%0*llu", (int)width,
+					 (unsigned long long)vals[k]);
+				if (strcmp(sb.buf, want) || sb.len != strlen(want)) {
+					if (wrong++ < 3)
+						printf("# %s, printf %s\n", sb.buf, want);
+				}
+			}
+		}
+	}
+	ok(!wrong, "%u values and widths: as printf's %%0*llu writes them", n);
+	sbuf_free(&sb);
+}
+
 int main(void)
 {
 	test_sbuf_printf();
 	test_sbuf_addhex();
+	test_sbuf_adddec();
 	return tap_done();
 }
