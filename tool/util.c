@@ -147,6 +147,17 @@ void sbuf_addch(struct sbuf *sb, char c)
 	sbuf_add(sb, &c, 1);
 }
 
+/* The @n digits ending at @end, padded on the left with @pad to @width. */
+static void sbuf_add_padded(struct sbuf *sb, const char *end, u32 n, u32 width, char pad)
+{
+	width = MAX(width, n);
+	sbuf_reserve(sb, width);
+	memset(sb->buf + sb->len, pad, width - n);
+	memcpy(sb->buf + sb->len + width - n, end - n, n);
+	sb->len += width;
+	sb->buf[sb->len] = '\0';
+}
+
 void sbuf_addhex(struct sbuf *sb, u64 v, u32 width)
 {
 	char digits[16];
@@ -156,12 +167,7 @@ void sbuf_addhex(struct sbuf *sb, u64 v, u32 width)
 		digits[sizeof(digits) - 1 - n++] = "0123456789abcdef"[v & 15];
 		v >>= 4;
 	} while (v);
-	width = MAX(width, n);
-	sbuf_reserve(sb, width);
-	memset(sb->buf + sb->len, ' ', width - n);
-	memcpy(sb->buf + sb->len + width - n, digits + sizeof(digits) - n, n);
-	sb->len += width;
-	sb->buf[sb->len] = '\0';
+	sbuf_add_padded(sb, digits + sizeof(digits), n, width, ' ');
 }
 
 void sbuf_adddec(struct sbuf *sb, u64 v, u32 width)
@@ -173,12 +179,7 @@ void sbuf_adddec(struct sbuf *sb, u64 v, u32 width)
 		digits[sizeof(digits) - 1 - n++] = (char)('0' + v % 10);
 		v /= 10;
 	} while (v);
-	width = MAX(width, n);
-	sbuf_reserve(sb, width);
-	memset(sb->buf + sb->len, '0', width - n);
-	memcpy(sb->buf + sb->len + width - n, digits + sizeof(digits) - n, n);
-	sb->len += width;
-	sb->buf[sb->len] = '\0';
+	sbuf_add_padded(sb, digits + sizeof(digits), n, width, '0');
 }
 
 /* Formatted once into the room left, again only when the text did not fit. */
