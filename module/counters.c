@@ -235,11 +235,17 @@ static unsigned int cycs_snapshot_threads(struct task_struct *leader, struct tas
 static int cycs_scan_process(struct cycs_session *s, struct task_struct *leader, bool *attached,
 			     bool *more)
 {
-	unsigned int max = get_nr_threads(leader) + 16, n, i;
 	struct cycs_cover cover = {};
 	struct task_struct **tasks;
+	unsigned int max, n, i;
 	int err = 0;
 
+	/*
+	 * A size, read without the siglock that the group's clones and exits
+	 * change it under: a snapshot that fills it sets *more, and a thread
+	 * that comes later is in the next scan.
+	 */
+	max = data_race(get_nr_threads(leader)) + 16;
 	tasks = kvmalloc_array(max, sizeof(*tasks), GFP_KERNEL);
 	if (!tasks)
 		return -ENOMEM;

@@ -88,14 +88,17 @@ int cycs_may_profile(struct cycs_session *s, struct task_struct *task)
 {
 	const struct cred *me = s->cred;
 	const struct cred *tc;
+	unsigned int flags;
 	bool ok;
 
 	if (s->privileged)
 		return 0;
+	/* read once: an exiting task sets PF_EXITING in it meanwhile */
+	flags = READ_ONCE(task->flags);
 	/* on its way out: no counter can go there, and its memory may be gone */
-	if (READ_ONCE(task->flags) & PF_EXITING)
+	if (flags & PF_EXITING)
 		return -ESRCH;
-	if (task->flags & PF_KTHREAD)
+	if (flags & PF_KTHREAD)
 		return -EACCES;
 	if (task_active_pid_ns(task) != task_active_pid_ns(current))
 		return -EACCES;

@@ -184,7 +184,8 @@ static noinline u32 cycs_known_parent(struct cycs_session *s)
 	parent = rcu_dereference(current->real_parent);
 	/* NULL once the parent is released, though RCU keeps its memory */
 	tg = task_tgid(parent);
-	if (tg && !is_child_reaper(tg) && !parent->signal->is_child_subreaper)
+	/* a bit prctl(PR_SET_CHILD_SUBREAPER) may be setting in the same byte as we read */
+	if (tg && !is_child_reaper(tg) && !data_race((bool)parent->signal->is_child_subreaper))
 		ptgid = pid_nr(tg);
 	rcu_read_unlock();
 	if (!ptgid)
