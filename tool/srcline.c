@@ -54,6 +54,7 @@ struct fn_tree {
 	u32 nr_ranges;
 	u32 alloc_ranges;
 	struct ivindex index;
+	bool bad; /* corrupt: the function's frames get no inline frames */
 };
 
 struct unit {
@@ -132,7 +133,8 @@ struct dso_dwarf {
 	size_t str_offsets_size;
 	const u8 *debug_aranges;
 	size_t debug_aranges_size;
-	bool broken; /* warned once: symbols only from now on */
+	bool broken; /* found unreadable at open: symbols only */
+	bool warned; /* a unit or a function found corrupt, said once */
 	struct src_counts counts; /* how trees and instances were read */
 };
 
@@ -158,7 +160,10 @@ struct dso_src {
 	u32 alloc_frames;
 };
 
-/* One warning per file, then nothing more from its DWARF. */
+/*
+ * What is wrong with a file as a whole shows when it is opened, before any
+ * address is asked: one warning, then nothing more from its DWARF.
+ */
 static void dwarf_broken(struct dso *d, struct dso_dwarf *dd, const char *what)
 {
 	int err = dwarf_errno();
@@ -168,6 +173,24 @@ static void dwarf_broken(struct dso *d, struct dso_dwarf *dd, const char *what)
 			d->dwarf_path ? d->dwarf_path : d->path, what, err ? ": " : "",
 			err ? dwarf_errmsg(err) : "");
 	dd->broken = true;
+}
+
+/*
+ * A unit or a function whose entries or line program are corrupt shows
+ * only when an address first falls in it.  Only it loses what it would
+ * have given (@loss), so that what an address gets does not depend on
+ * which addresses were asked before it.  One warning per file; the others
+ * with -v.
+ */
+static void dwarf_corrupt(struct dso *d, struct dso_dwarf *dd, const char *what, const char *where,
+			  Dwarf_Off off, const char *loss)
+{
+	int err = dwarf_errno();
+	void (*say)(const char *fmt, ...) = dd->warned ? pr_debug : pr_warn;
+
+	say("%s: %s (the %s at %#llx)%s%s; %s", d->dwarf_path ? d->dwarf_path : d->path, what,
+	    where, (unsigned long long)off, err ? ": " : "", err ? dwarf_errmsg(err) : "", loss);
+	dd->warned = true;
 }
 
 static bool has_debug_info(Elf *elf)
@@ -922,6 +945,8 @@ static bool has_lines(struct dso_dwarf *dd, struct unit *u)
 	return libdw_die(dd, u) && dwarf_hasattr(&u->die, DW_AT_stmt_list);
 }
 
+#define UNIT_LOSS "frames in such units keep their symbols, without source lines"
+
 /* The unit's functions and line table, the first time an address falls in it. */
 static bool load_unit(struct dso *d, struct dso_dwarf *dd, struct unit *u)
 {
@@ -929,15 +954,16 @@ static bool load_unit(struct dso *d, struct dso_dwarf *dd, struct unit *u)
 		return u->ok;
 	u->loaded = true;
 	if (!unit_funcs(dd, u)) {
-		dwarf_broken(d, dd, "corrupt function entries in .debug_info");
+		dwarf_corrupt(d, dd, "corrupt function entries in .debug_info", "unit", u->hdr,
+			      UNIT_LOSS);
 		return u->ok = false;
 	}
 	if (has_lines(dd, u) && !lines_sane(dd, u)) {
-		dwarf_broken(d, dd, "corrupt .debug_line");
+		dwarf_corrupt(d, dd, "corrupt .debug_line", "unit", u->hdr, UNIT_LOSS);
 		return u->ok = false;
 	}
 	index_funcs(u);
-	return true;
+	return u->ok = true;
 }
 
 /*
@@ -1005,15 +1031,18 @@ out:
 	return ok;
 }
 
-/* Function @node's inlined instances, read on first use; NULL when corrupt. */
+/*
+ * Function @node's inlined instances, read on first use; NULL when corrupt
+ * (then, and each time after).
+ */
 static struct fn_tree *func_tree(struct dso *d, struct dso_dwarf *dd, struct unit *u, u32 node)
 {
-	u32 nr_funcs = u->nr_funcs, ti = u->nodes[node].tree;
+	u32 nr_funcs = u->nr_funcs, nr_nodes = u->nr_nodes, ti = u->nodes[node].tree;
 	struct fn_tree *t;
 	Dwarf_Die die;
 
 	if (ti != IV_NONE)
-		return &u->trees[ti];
+		return u->trees[ti].bad ? NULL : &u->trees[ti];
 	VEC_GROW(u->trees, u->nr_trees, u->alloc_trees);
 	ti = u->nr_trees++;
 	t = &u->trees[ti];
@@ -1024,7 +1053,14 @@ static struct fn_tree *func_tree(struct dso *d, struct dso_dwarf *dd, struct uni
 	} else if (dwarf_offdie(dd->dw, u->nodes[node].off, &die) && walk(u, t, &die, node, 1)) {
 		dd->counts.trees_walked++;
 	} else {
-		dwarf_broken(d, dd, "corrupt function entries in .debug_info");
+		/* as it was before: what the walk added is not trusted */
+		u->nr_funcs = nr_funcs;
+		u->nr_nodes = nr_nodes;
+		t->nr_ranges = 0;
+		t->bad = true;
+		dwarf_corrupt(d, dd, "corrupt inlined instances in .debug_info", "function",
+			      u->nodes[node].off,
+			      "such functions' frames keep their lines, without inline frames");
 		return NULL;
 	}
 	/* all ranges, nested ones included: the deepest containing one is found first */
@@ -1047,8 +1083,8 @@ static bool walk_all_trees(struct dso *d, struct dso_dwarf *dd, struct unit *u)
 		return false;
 	u->all_walked = true;
 	for (i = 0; i < u->nr_nodes; i++)
-		if (u->nodes[i].parent == IV_NONE && !func_tree(d, dd, u, i))
-			return false;
+		if (u->nodes[i].parent == IV_NONE)
+			func_tree(d, dd, u, i); /* a corrupt one adds nothing */
 	return true;
 }
 
@@ -1214,8 +1250,6 @@ static u32 dwarf_frames(struct dso *d, u64 vaddr, struct src_frame *out, u32 max
 	out[0].func = NULL;
 	nr = 1;
 	r = unit_node(d, dd, u, vaddr);
-	if (dd->broken)
-		return 0;
 	if (r == IV_NONE)
 		return out[0].file ? 1 : 0;
 	/* innermost inlined instance out to the function: each at its caller's call site */

@@ -8,7 +8,8 @@
  * whose symbol starts before its DWARF; the inline frames in the reports
  * (folded, raw, --sort srcline, --no-inline); a capture that reports lines
  * and inline frames with the binary gone; corrupt .debug_info and
- * .debug_line: one warning, symbols kept, no crash.
+ * .debug_line: one warning, symbols kept, no crash, and only the unit or
+ * function that is corrupt loses anything, whatever the order of asking.
  */
 #include <elf.h>
 #include <fcntl.h>
@@ -757,6 +758,108 @@ static void test_corrupt_dwarf(void)
 	}
 }
 
+/* What the first byte of one function gave: its line, its innermost inline frame. */
+struct first_byte {
+	u32 line;
+	char *inl;
+};
+
+/*
+ * The first byte of each of the two functions @names of @bin, resolved
+ * @swap ? second then first : first then second; @log gets stderr.
+ */
+static bool first_bytes(const char *bin, const char *const names[2], bool swap,
+			struct first_byte out[2], char **log)
+{
+	const struct frame_info *fi;
+	u64 at[2] = { 0, 0 };
+	u32 i, k, idx;
+	struct lt t;
+
+	memset(out, 0, 2 * sizeof(*out));
+	fx_stderr_begin();
+	if (!lt_open(&t, bin)) {
+		*log = fx_stderr_back();
+		return false;
+	}
+	for (i = 0; i < t.d->nr_syms; i++)
+		for (k = 0; k < 2; k++)
+			if (!strcmp(dso_sym_name(t.d, &t.d->syms[i]), names[k]))
+				at[k] = lt_addr(t.d, t.d->syms[i].start);
+	for (i = 0; i < 2 && at[0] && at[1]; i++) {
+		k = swap ? 1 - i : i;
+		idx = res_user(&t.r, LT_PID, 0, at[k]);
+		fi = res_fi(&t.r, idx);
+		out[k].line = fi->line;
+		if (fi->nr_inl)
+			out[k].inl = xstrdup(res_str(&t.r, res_fi(&t.r, fi->inl)->func));
+	}
+	lt_close(&t);
+	*log = fx_stderr_back();
+	return at[0] && at[1];
+}
+
+/*
+ * Corrupt DWARF found in one unit or one function costs that unit its
+ * lines, or that function its inline frames, and nothing else: what an
+ * address gets does not depend on which addresses were asked before it.
+ * Two units (fx_kdup_a.c, fx_kdup_b.c with -g), the second's line program
+ * given a version no DWARF has; one unit whose fx_outer has a block that
+ * is its own sibling (fixtures/fx_treeloop.s) beside a sound fx_plain.
+ */
+static void test_corrupt_alone(void)
+{
+	static const char *const units[2] = { "kdup_a", "kdup_b" };
+	static const char *const funcs[2] = { "fx_outer", "fx_plain" };
+	char *two = fx_path("fx_two.so"), *loop = fx_path("fx_treeloop"), *log;
+	struct first_byte fb[2];
+	u32 swap;
+
+	ok(!fx_sh("gcc -O2 -g -shared -fPIC %s/fixtures/fx_kdup_a.c %s/fixtures/fx_kdup_b.c "
+		  "-o two.so && objcopy --dump-section .debug_line=line.bin two.so && "
+		  "python3 -c \"import struct; d=bytearray(open('line.bin','rb').read()); "
+		  "o=4+struct.unpack_from('<I', d)[0]; d[o+4:o+6]=struct.pack('<H', 99); "
+		  "open('line.bin','wb').write(d)\" && "
+		  "objcopy --update-section .debug_line=line.bin two.so %s",
+		  TEST_SRCDIR, TEST_SRCDIR, two),
+	   "two units, the second's line program of version 99");
+	for (swap = 0; swap < 2; swap++) {
+		ok(first_bytes(two, units, swap, fb, &log), "two units: both functions found");
+		ok(fb[0].line, "%s first: the sound unit keeps its lines", units[swap]);
+		ok(!fb[1].line, "%s first: the corrupt unit has none", units[swap]);
+		ok(log && strstr(log, "warning: ") && strstr(log, two) &&
+			   strstr(log, "corrupt .debug_line (the unit at 0x"),
+		   "%s first: a warning naming the file and the unit", units[swap]);
+		free(log);
+		free(fb[0].inl);
+		free(fb[1].inl);
+	}
+
+	ok(!fx_sh("gcc -O2 -I%s/fixtures %s/fixtures/fx_inline.c %s/fixtures/fx_treeloop.s -o %s",
+		  TEST_SRCDIR, TEST_SRCDIR, TEST_SRCDIR, loop),
+	   "one unit: fx_outer's tree loops, fx_plain's is sound");
+	for (swap = 0; swap < 2; swap++) {
+		alarm(60);
+		ok(first_bytes(loop, funcs, swap, fb, &log), "tree loop: both functions found");
+		alarm(0);
+		ok(fb[1].inl && !strcmp(fb[1].inl, "fx_inl_plain"),
+		   "%s first: the sound function keeps its inline frame (%s)", funcs[swap],
+		   fb[1].inl ? fb[1].inl : "none");
+		ok(!fb[0].inl, "%s first: the corrupt one has none", funcs[swap]);
+		ok(log && strstr(log, "warning: ") && strstr(log, loop) &&
+			   strstr(log,
+				  "corrupt inlined instances in .debug_info (the function at 0x"),
+		   "%s first: a warning naming the file and the function", funcs[swap]);
+		if (log && !strstr(log, "warning: "))
+			printf("# stderr: %s\n", log);
+		free(log);
+		free(fb[0].inl);
+		free(fb[1].inl);
+	}
+	free(two);
+	free(loop);
+}
+
 /*
  * Sibling links that point back into the children just walked: without a
  * bound the walk takes 2^40 steps (fixtures/fx_nsloop.s).  SIGALRM ends
@@ -1401,6 +1504,7 @@ int main(void)
 	test_entry_gap(false);
 	test_reports();
 	test_corrupt_dwarf();
+	test_corrupt_alone();
 	test_looping_siblings();
 	test_aranges_layouts();
 	test_kernel_module();
