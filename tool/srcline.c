@@ -188,7 +188,7 @@ static void dwarf_corrupt(struct dso *d, struct dso_dwarf *dd, const char *what,
 	int err = dwarf_errno();
 	void (*say)(const char *fmt, ...) = dd->warned ? pr_debug : pr_warn;
 
-	say("%s: %s (the %s at %#llx)%s%s; %s", d->dwarf_path ? d->dwarf_path : d->path, what,
+	say("%s: %s (the %s at 0x%llx)%s%s; %s", d->dwarf_path ? d->dwarf_path : d->path, what,
 	    where, (unsigned long long)off, err ? ": " : "", err ? dwarf_errmsg(err) : "", loss);
 	dd->warned = true;
 }
