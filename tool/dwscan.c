@@ -68,6 +68,7 @@ struct scan {
 	const struct dwscan *s;
 	const struct dwscan_unit *u;
 	struct dwscan_tree *t; /* the functions (FUNCS) or instances (TREE) found */
+	u64 end; /* every DIE scanned lies before it */
 };
 
 /* The pc attributes of an instance or function, as the scan found them. */
@@ -720,6 +721,9 @@ static bool scan_children(struct scan *w, struct dwcur *c, enum mode m, u32 pare
 		const struct abbrev *a;
 		u32 inner;
 
+		if (off >= w->end)
+			return false;
+
 		if (c->bad)
 			return false;
 		if (!code)
@@ -1186,10 +1190,10 @@ static bool scan_die(struct scan *w, u64 off, enum mode m)
 	return !a->children || scan_children(w, &c, m, DWSCAN_NONE, 1);
 }
 
-/* A scan in mode @m from the DIE at @off into @t. */
-static bool scan_into(const struct dwscan *s, u64 off, enum mode m, struct dwscan_tree *t)
+/* A scan in mode @m from the DIE at @off, up to @end, into @t. */
+static bool scan_into(const struct dwscan *s, u64 off, u64 end, enum mode m, struct dwscan_tree *t)
 {
-	struct scan w = { .s = s, .u = &s->u, .t = t };
+	struct scan w = { .s = s, .u = &s->u, .t = t, .end = end };
 
 	memset(t, 0, sizeof(*t));
 	if (scan_die(&w, off, m))
@@ -1200,12 +1204,17 @@ static bool scan_into(const struct dwscan *s, u64 off, enum mode m, struct dwsca
 
 bool dwscan_funcs(const struct dwscan *s, struct dwscan_tree *t)
 {
-	return scan_into(s, s->u.die, FUNCS, t);
+	return scan_into(s, s->u.die, s->u.end, FUNCS, t);
 }
 
 bool dwscan_tree(const struct dwscan *s, u64 func, struct dwscan_tree *t)
 {
-	return scan_into(s, func, TREE, t);
+	return scan_into(s, func, s->u.end, TREE, t);
+}
+
+bool dwscan_tree_within(const struct dwscan *s, u64 func, u64 end, struct dwscan_tree *t)
+{
+	return scan_into(s, func, MIN(end, s->u.end), TREE, t);
 }
 
 void dwscan_tree_free(struct dwscan_tree *t)

@@ -191,6 +191,12 @@ bool dwscan_name(const struct dwscan *s, u64 off, struct dwscan_name *n);
  * the scan cannot tell.
  */
 bool dwscan_tree(const struct dwscan *s, u64 func, struct dwscan_tree *t);
+/*
+ * The same with every DIE before @end (a section offset): a function's
+ * DIEs end before the next function's, so hostile sibling links cannot take
+ * one function's scan through the others'.
+ */
+bool dwscan_tree_within(const struct dwscan *s, u64 func, u64 end, struct dwscan_tree *t);
 void dwscan_tree_free(struct dwscan_tree *t);
 
 #endif /* CYCREAD_DWSCAN_H */

@@ -69,17 +69,19 @@ struct unit {
 	bool have_die;
 	bool checked; /* unit_die() asked */
 	bool loaded;
-	bool ok;
+	bool ok; /* a compilation unit (unit_die()) */
+	bool corrupt; /* its function entries or line program are (load_unit()) */
 	bool aranged; /* .debug_aranges lists its code: its own ranges add nothing */
 	bool all_walked; /* every function's tree read (an address outside them all) */
 	struct fn_range *funcs; /* the functions' own ranges, not their inlined instances */
 	u32 nr_funcs;
 	u32 alloc_funcs;
 	struct ivindex index;
-	struct fn_node *nodes;
+	struct fn_node *nodes; /* the functions load_unit() found first, in DIE order */
 	u32 nr_nodes;
 	u32 alloc_nodes;
-	u64 visits; /* DIEs walk() has stepped on: more than the unit has bytes is a loop */
+	u32 nr_tops; /* those functions */
+	u64 *tops; /* their DIEs' offsets, sorted (tree_end()) */
 	struct fn_tree *trees;
 	u32 nr_trees;
 	u32 alloc_trees;
@@ -660,18 +662,32 @@ static void add_func(struct unit *u, Dwarf_Die *die)
 		new_node(u, dwarf_dieoffset(die), IV_NONE);
 }
 
+/* Where a walk is: the DIE it stepped on last; every DIE lies before end. */
+struct walk_pos {
+	Dwarf_Off last;
+	Dwarf_Off end;
+};
+
 /*
- * A sibling link pointing backwards would loop forever; one pointing back
- * into the children just walked makes each level walk the next twice
- * (2^depth steps).  Every DIE takes a byte at least, and no DIE is walked
- * twice in a tree that is one, so more steps than the unit has bytes end it.
+ * In a tree that is one, each DIE a walk steps on lies after every DIE it
+ * stepped on before: children after their parent, a sibling after the
+ * children of the DIE before it; and a function's DIEs lie before the
+ * next function's (tree_end()).  A sibling link pointing backwards would
+ * loop forever, one pointing back into the children just walked would
+ * make each level walk the next twice (2^depth steps), one far ahead
+ * would take the walk through other functions: each breaks that order,
+ * and the walk ends there.  So each walk takes fewer steps than its
+ * function has bytes, the walks of all a unit's trees fewer than the unit
+ * has, and one function's hostile tree leaves no other walk fewer (what
+ * an address gets must not depend on which were asked before it).
  */
-static bool next_child(struct unit *u, Dwarf_Off *last, Dwarf_Die *child)
+static bool next_child(struct unit *u, struct walk_pos *pos, Dwarf_Die *child)
 {
-	if (dwarf_dieoffset(child) <= *last || u->nr_nodes >= MAX_UNIT_NODES ||
-	    ++u->visits > u->next - u->hdr)
+	Dwarf_Off off = dwarf_dieoffset(child);
+
+	if (off <= pos->last || off >= pos->end || u->nr_nodes >= MAX_UNIT_NODES)
 		return false;
-	*last = dwarf_dieoffset(child);
+	pos->last = off;
 	return true;
 }
 
@@ -680,11 +696,11 @@ static bool next_child(struct unit *u, Dwarf_Off *last, Dwarf_Die *child)
  * the subprograms (namespaces), not into them.  With @t, for the inlined
  * instances in a part of function @parent's tree; a nested function (GNU C)
  * found there is a function of the unit of its own, walked when an address
- * hits it.  False when the tree is not one (hostile DWARF).
+ * hits it.  False when the tree is not one (hostile DWARF, next_child()).
  */
-static bool walk(struct unit *u, struct fn_tree *t, Dwarf_Die *scope, u32 parent, u32 depth)
+static bool walk_scope(struct unit *u, struct fn_tree *t, Dwarf_Die *scope, u32 parent, u32 depth,
+		       struct walk_pos *pos)
 {
-	Dwarf_Off last = dwarf_dieoffset(scope);
 	Dwarf_Die child;
 	int ret;
 
@@ -694,7 +710,7 @@ static bool walk(struct unit *u, struct fn_tree *t, Dwarf_Die *scope, u32 parent
 		int tag = dwarf_tag(&child);
 		u32 node = parent;
 
-		if (!next_child(u, &last, &child))
+		if (!next_child(u, pos, &child))
 			return false;
 		if (tag == DW_TAG_subprogram) {
 			add_func(u, &child);
@@ -705,10 +721,52 @@ static bool walk(struct unit *u, struct fn_tree *t, Dwarf_Die *scope, u32 parent
 			       depth))
 			node = new_node(u, dwarf_dieoffset(&child), parent);
 		if ((t ? dwscan_tree_scope(tag) : dwscan_func_scope(tag)) &&
-		    dwarf_haschildren(&child) && !walk(u, t, &child, node, depth + 1))
+		    dwarf_haschildren(&child) && !walk_scope(u, t, &child, node, depth + 1, pos))
 			return false;
 	}
 	return ret >= 0;
+}
+
+/* One walk of @scope (walk_scope()), through DIEs before @end. */
+static bool walk(struct unit *u, struct fn_tree *t, Dwarf_Die *scope, u32 parent, u32 depth,
+		 Dwarf_Off end)
+{
+	struct walk_pos pos = { .last = dwarf_dieoffset(scope), .end = end };
+
+	return walk_scope(u, t, scope, parent, depth, &pos);
+}
+
+static int off_cmp(const void *a, const void *b, void *arg)
+{
+	const u64 *x = a, *y = b;
+
+	(void)arg;
+	return *x < *y ? -1 : *x > *y;
+}
+
+/*
+ * Where the DIEs of the function at @off end at the latest: at the next
+ * function load_unit() found (its walk and scan step over functions,
+ * never into them), else at the unit's end.
+ */
+static Dwarf_Off tree_end(struct unit *u, Dwarf_Off off)
+{
+	u32 i;
+
+	if (!u->tops) {
+		bool sorted = true;
+
+		u->tops = xmalloc((u->nr_tops ? u->nr_tops : 1) * sizeof(*u->tops));
+		for (i = 0; i < u->nr_tops; i++) {
+			u->tops[i] = u->nodes[i].off;
+			sorted = sorted && (!i || u->tops[i - 1] < u->tops[i]);
+		}
+		/* the scan and the walk find them in DIE order: sorted only if not */
+		if (!sorted)
+			sort(u->tops, u->nr_tops, sizeof(*u->tops), off_cmp, NULL);
+	}
+	i = lower_bound(u->tops, u->nr_tops, sizeof(*u->tops), 0, off + 1);
+	return i < u->nr_tops ? u->tops[i] : u->next;
 }
 
 static int fn_range_cmp(const void *a, const void *b, void *arg)
@@ -935,7 +993,7 @@ static bool unit_funcs(struct dso_dwarf *dd, struct unit *u)
 	}
 	dwscan_free(u->scan);
 	u->scan = NULL;
-	return libdw_die(dd, u) && walk(u, NULL, &u->die, IV_NONE, 0);
+	return libdw_die(dd, u) && walk(u, NULL, &u->die, IV_NONE, 0, u->next);
 }
 
 static bool has_lines(struct dso_dwarf *dd, struct unit *u)
@@ -951,19 +1009,23 @@ static bool has_lines(struct dso_dwarf *dd, struct unit *u)
 static bool load_unit(struct dso *d, struct dso_dwarf *dd, struct unit *u)
 {
 	if (u->loaded)
-		return u->ok;
+		return !u->corrupt;
 	u->loaded = true;
+	dwarf_errno(); /* cleared: an error of before is not this unit's */
 	if (!unit_funcs(dd, u)) {
 		dwarf_corrupt(d, dd, "corrupt function entries in .debug_info", "unit", u->hdr,
 			      UNIT_LOSS);
-		return u->ok = false;
+		u->corrupt = true;
+		return false;
 	}
 	if (has_lines(dd, u) && !lines_sane(dd, u)) {
 		dwarf_corrupt(d, dd, "corrupt .debug_line", "unit", u->hdr, UNIT_LOSS);
-		return u->ok = false;
+		u->corrupt = true;
+		return false;
 	}
+	u->nr_tops = u->nr_nodes;
 	index_funcs(u);
-	return u->ok = true;
+	return true;
 }
 
 /*
@@ -1006,7 +1068,8 @@ static bool scan_tree(struct dso_dwarf *dd, struct unit *u, struct fn_tree *t, u
 	u32 *made = NULL;
 	bool ok = false;
 
-	if (!u->scan || !dwscan_tree(u->scan, u->nodes[node].off, &st))
+	if (!u->scan ||
+	    !dwscan_tree_within(u->scan, u->nodes[node].off, tree_end(u, u->nodes[node].off), &st))
 		return false;
 	if (u->nr_nodes + (u64)st.nr_insts >= MAX_UNIT_NODES)
 		goto out;
@@ -1048,9 +1111,11 @@ static struct fn_tree *func_tree(struct dso *d, struct dso_dwarf *dd, struct uni
 	t = &u->trees[ti];
 	memset(t, 0, sizeof(*t));
 	u->nodes[node].tree = ti;
+	dwarf_errno(); /* cleared: an error of before is not this tree's */
 	if (scan_tree(dd, u, t, node)) {
 		dd->counts.trees_scanned++;
-	} else if (dwarf_offdie(dd->dw, u->nodes[node].off, &die) && walk(u, t, &die, node, 1)) {
+	} else if (dwarf_offdie(dd->dw, u->nodes[node].off, &die) &&
+		   walk(u, t, &die, node, 1, tree_end(u, u->nodes[node].off))) {
 		dd->counts.trees_walked++;
 	} else {
 		/* as it was before: what the walk added is not trusted */
@@ -1347,6 +1412,7 @@ void dso_src_free(struct dso *d)
 			free(u->trees);
 			free(u->funcs);
 			free(u->nodes);
+			free(u->tops);
 			dwline_free(&u->lines);
 			dwscan_free(u->scan);
 			dwscan_cu_free(&u->cu);

@@ -428,8 +428,36 @@ static void compare_name(Dwarf *dw, const struct dwscan *s, u64 off, struct cmp_
 	}
 }
 
+/*
+ * The scan bounded by @end, the next function's DIE (as srcline.c bounds
+ * it), finds what it finds unbounded; bounded by the function's own DIE,
+ * nothing when it has instances (@nr) to find.
+ */
+static bool within_same(const struct dwscan *s, u64 func, u64 end, u32 nr)
+{
+	struct dwscan_tree a, b;
+	bool same, ok_a = dwscan_tree(s, func, &a), ok_b = dwscan_tree_within(s, func, end, &b);
+	u32 i;
+
+	same = ok_a == ok_b && (!ok_a || a.nr_insts == b.nr_insts);
+	for (i = 0; same && ok_a && i < a.nr_insts; i++)
+		same = a.insts[i].off == b.insts[i].off;
+	if (ok_a)
+		dwscan_tree_free(&a);
+	if (ok_b)
+		dwscan_tree_free(&b);
+	if (nr && dwscan_tree_within(s, func, func + 1, &b)) {
+		dwscan_tree_free(&b);
+		same = false;
+	}
+	if (!same)
+		printf("#   function at 0x%llx: the scan bounded at 0x%llx differs\n",
+		       (unsigned long long)func, (unsigned long long)end);
+	return same;
+}
+
 /* Every function's tree, as the scan finds it and as libdw's walk does. */
-static bool compare_trees(Dwarf *dw, const struct dwscan *s, const u64 *funcs, u32 nr,
+static bool compare_trees(Dwarf *dw, const struct dwscan *s, const u64 *funcs, u32 nr, u64 unit_end,
 			  struct cmp_stats *st)
 {
 	u32 i, k;
@@ -442,7 +470,8 @@ static bool compare_trees(Dwarf *dw, const struct dwscan *s, const u64 *funcs, u
 		if (!dwarf_offdie(dw, funcs[i], &die))
 			return false;
 		ref_tree(&die, funcs[i], 1, &ref);
-		same = scan_tree(dw, s, funcs[i], &ours, st) && ours.nr == ref.nr;
+		same = scan_tree(dw, s, funcs[i], &ours, st) && ours.nr == ref.nr &&
+		       within_same(s, funcs[i], i + 1 < nr ? funcs[i + 1] : unit_end, ref.nr);
 		compare_name(dw, s, funcs[i], st);
 		for (k = 0; same && k < ref.nr; k++) {
 			same = inst_same(&ours.v[k], &ref.v[k]);
@@ -476,7 +505,7 @@ static bool compare_scan(Dwarf *dw, Dwarf_Die *cu, const struct dwscan_unit *su,
 	if (!same)
 		printf("#   unit at 0x%llx: %u functions scanned, libdw %u\n",
 		       (unsigned long long)su->die, nr, nr_ref);
-	else if (!compare_trees(dw, s, ref, nr_ref, st))
+	else if (!compare_trees(dw, s, ref, nr_ref, su->end, st))
 		st->tree_differ++;
 	st->funcs += nr_ref;
 	dwscan_free(s);

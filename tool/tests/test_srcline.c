@@ -758,18 +758,23 @@ static void test_corrupt_dwarf(void)
 	}
 }
 
-/* What the first byte of one function gave: its line, its innermost inline frame. */
+/*
+ * What the first byte of one function gave: its line, its innermost inline
+ * frame; whether its third byte, asked after both first bytes, had one.
+ */
 struct first_byte {
 	u32 line;
 	char *inl;
+	bool inl_later;
 };
 
 /*
  * The first byte of each of the two functions @names of @bin, resolved
- * @swap ? second then first : first then second; @log gets stderr.
+ * @swap ? second then first : first then second, then the third byte of
+ * each; @log gets stderr, @how how the DWARF was read.
  */
 static bool first_bytes(const char *bin, const char *const names[2], bool swap,
-			struct first_byte out[2], char **log)
+			struct first_byte out[2], char **log, struct src_counts *how)
 {
 	const struct frame_info *fi;
 	u64 at[2] = { 0, 0 };
@@ -777,6 +782,7 @@ static bool first_bytes(const char *bin, const char *const names[2], bool swap,
 	struct lt t;
 
 	memset(out, 0, 2 * sizeof(*out));
+	memset(how, 0, sizeof(*how));
 	fx_stderr_begin();
 	if (!lt_open(&t, bin)) {
 		*log = fx_stderr_back();
@@ -794,6 +800,9 @@ static bool first_bytes(const char *bin, const char *const names[2], bool swap,
 		if (fi->nr_inl)
 			out[k].inl = xstrdup(res_str(&t.r, res_fi(&t.r, fi->inl)->func));
 	}
+	for (k = 0; k < 2 && at[0] && at[1]; k++)
+		out[k].inl_later = res_fi(&t.r, res_user(&t.r, LT_PID, 0, at[k] + 2))->nr_inl;
+	dso_src_counts(t.d, how);
 	lt_close(&t);
 	*log = fx_stderr_back();
 	return at[0] && at[1];
@@ -804,8 +813,9 @@ static bool first_bytes(const char *bin, const char *const names[2], bool swap,
  * lines, or that function its inline frames, and nothing else: what an
  * address gets does not depend on which addresses were asked before it.
  * Two units (fx_kdup_a.c, fx_kdup_b.c with -g), the second's line program
- * given a version no DWARF has; one unit whose fx_outer has a block that
- * is its own sibling (fixtures/fx_treeloop.s) beside a sound fx_plain.
+ * given a version no DWARF has; one unit read by libdw's walk whose
+ * fx_outer holds blocks that would be walked 2^24 times
+ * (fixtures/fx_treeloop.s) beside a sound fx_plain.
  */
 static void test_corrupt_alone(void)
 {
@@ -813,6 +823,7 @@ static void test_corrupt_alone(void)
 	static const char *const funcs[2] = { "fx_outer", "fx_plain" };
 	char *two = fx_path("fx_two.so"), *loop = fx_path("fx_treeloop"), *log;
 	struct first_byte fb[2];
+	struct src_counts how;
 	u32 swap;
 
 	ok(!fx_sh("gcc -O2 -g -shared -fPIC %s/fixtures/fx_kdup_a.c %s/fixtures/fx_kdup_b.c "
@@ -824,7 +835,8 @@ static void test_corrupt_alone(void)
 		  TEST_SRCDIR, TEST_SRCDIR, two),
 	   "two units, the second's line program of version 99");
 	for (swap = 0; swap < 2; swap++) {
-		ok(first_bytes(two, units, swap, fb, &log), "two units: both functions found");
+		ok(first_bytes(two, units, swap, fb, &log, &how),
+		   "two units: both functions found");
 		ok(fb[0].line, "%s first: the sound unit keeps its lines", units[swap]);
 		ok(!fb[1].line, "%s first: the corrupt unit has none", units[swap]);
 		ok(log && strstr(log, "warning: ") && strstr(log, two) &&
@@ -840,12 +852,20 @@ static void test_corrupt_alone(void)
 	   "one unit: fx_outer's tree loops, fx_plain's is sound");
 	for (swap = 0; swap < 2; swap++) {
 		alarm(60);
-		ok(first_bytes(loop, funcs, swap, fb, &log), "tree loop: both functions found");
+		ok(first_bytes(loop, funcs, swap, fb, &log, &how),
+		   "tree loop: both functions found");
 		alarm(0);
-		ok(fb[1].inl && !strcmp(fb[1].inl, "fx_inl_plain"),
+		ok(how.trees_walked == 1 && !how.trees_scanned,
+		   "%s first: fx_plain's tree read by libdw's walk (%u walked, %u scanned)",
+		   funcs[swap], how.trees_walked, how.trees_scanned);
+		ok(fb[1].inl && !strcmp(fb[1].inl, "fx_inl_plain") && fb[1].inl_later,
 		   "%s first: the sound function keeps its inline frame (%s)", funcs[swap],
 		   fb[1].inl ? fb[1].inl : "none");
-		ok(!fb[0].inl, "%s first: the corrupt one has none", funcs[swap]);
+		ok(!fb[0].inl && !fb[0].inl_later,
+		   "%s first: the corrupt one has none, then or later", funcs[swap]);
+		ok(fb[0].line == 20 && fb[1].line == 9,
+		   "%s first: both keep their lines (%u, %u; want 20 and fx_plain's call site 9)",
+		   funcs[swap], fb[0].line, fb[1].line);
 		ok(log && strstr(log, "warning: ") && strstr(log, loop) &&
 			   strstr(log,
 				  "corrupt inlined instances in .debug_info (the function at 0x"),
