@@ -795,6 +795,12 @@ static void storm_run(struct __test_metadata *_metadata, FIXTURE_DATA(stress) * 
 		}
 		dark_rounds += any_dark;
 		if (any_dark) {
+			struct cs_counts c;
+
+			/* for whoever reads a failure: did the rings drop any of it? */
+			cs_count(&self->recs, &c);
+			TH_LOG("round %u: %lu samples, %llu lost in %lu LOST records", round,
+			       c.samples, (unsigned long long)c.lost, c.lost_records);
 			for (lineage = 0; lineage < STORM_LINEAGES; lineage++)
 				if (dark_in[lineage])
 					TH_LOG("round %u: lineage %u, %lu workers of >= 20 ms without a sample",
