@@ -80,8 +80,7 @@ struct unit {
 	struct fn_node *nodes; /* the functions load_unit() found first, in DIE order */
 	u32 nr_nodes;
 	u32 alloc_nodes;
-	u32 nr_tops; /* those functions */
-	u64 *tops; /* their DIEs' offsets, sorted (tree_end()) */
+	u32 nr_tops; /* those functions (tree_end()) */
 	struct fn_tree *trees;
 	u32 nr_trees;
 	u32 alloc_trees;
@@ -736,37 +735,19 @@ static bool walk(struct unit *u, struct fn_tree *t, Dwarf_Die *scope, u32 parent
 	return walk_scope(u, t, scope, parent, depth, &pos);
 }
 
-static int off_cmp(const void *a, const void *b, void *arg)
-{
-	const u64 *x = a, *y = b;
-
-	(void)arg;
-	return *x < *y ? -1 : *x > *y;
-}
-
 /*
  * Where the DIEs of the function at @off end at the latest: at the next
  * function load_unit() found (its walk and scan step over functions,
- * never into them), else at the unit's end.
+ * never into them), else at the unit's end.  Both move only forward
+ * (next_child(), dwscan.c's sibling_at()), so those functions' nodes are
+ * in the order of their offsets.
  */
-static Dwarf_Off tree_end(struct unit *u, Dwarf_Off off)
+static Dwarf_Off tree_end(const struct unit *u, Dwarf_Off off)
 {
-	u32 i;
+	u32 i = lower_bound(u->nodes, u->nr_tops, sizeof(*u->nodes), offsetof(struct fn_node, off),
+			    off + 1);
 
-	if (!u->tops) {
-		bool sorted = true;
-
-		u->tops = xmalloc((u->nr_tops ? u->nr_tops : 1) * sizeof(*u->tops));
-		for (i = 0; i < u->nr_tops; i++) {
-			u->tops[i] = u->nodes[i].off;
-			sorted = sorted && (!i || u->tops[i - 1] < u->tops[i]);
-		}
-		/* the scan and the walk find them in DIE order: sorted only if not */
-		if (!sorted)
-			sort(u->tops, u->nr_tops, sizeof(*u->tops), off_cmp, NULL);
-	}
-	i = lower_bound(u->tops, u->nr_tops, sizeof(*u->tops), 0, off + 1);
-	return i < u->nr_tops ? u->tops[i] : u->next;
+	return i < u->nr_tops ? u->nodes[i].off : u->next;
 }
 
 static int fn_range_cmp(const void *a, const void *b, void *arg)
@@ -1412,7 +1393,6 @@ void dso_src_free(struct dso *d)
 			free(u->trees);
 			free(u->funcs);
 			free(u->nodes);
-			free(u->tops);
 			dwline_free(&u->lines);
 			dwscan_free(u->scan);
 			dwscan_cu_free(&u->cu);
