@@ -1328,6 +1328,20 @@ static void test_maps_fork(void)
 	m = maps_find(&ms, 501, 270, 0x500100);
 	ok(m && !strcmp(m->path, "[anon:own]"), "the child's own MMAP record adds to it");
 	ok(!maps_need_read(maps_proc(&ms, 501, false)), "... still without a read");
+	/* another child's MMAP record (its ring) drained before its FORK record (the parent's) */
+	tmpl.pid = 504;
+	tmpl.path = (char *)"[anon:early]";
+	tmpl.start = 0x400000;
+	tmpl.end = 0x401000;
+	maps_mapped(&ms, &tmpl, strlen(tmpl.path), 600);
+	is_u64(maps_fork(&ms, 504, 500, 550, true), 3, "a child whose MMAP record came first");
+	m = maps_find(&ms, 504, 610, 0x400100);
+	ok(m && !strcmp(m->path, "[anon:early]"), "... finds its own mapping over the parent's");
+	m = maps_find(&ms, 504, 610, 0x401100);
+	ok(m && !strcmp(m->path, "[anon:old]") && m->pid == 504, "... and the parent's beside it");
+	ok(!maps_need_read(maps_proc(&ms, 504, false)), "... without a read of /proc");
+	tmpl.pid = 501;
+	tmpl.path = (char *)"[anon:own]";
 	maps_new_gen(&ms, 501, 400);
 	ok(maps_need_read(maps_proc(&ms, 501, false)),
 	   "an EXEC record without MMAP records: the new program is not told");
