@@ -667,10 +667,46 @@ static void unsee_late_read(struct maps *ms, struct proc_maps *p, u64 time)
 	ms->version++;
 }
 
+/*
+ * A generation of @p begins at @time (its exec, or its fork's copy), told
+ * by a record drained after what the process did since: its MMAP records
+ * from @time on (another CPU's ring, read first) and, with @reads, what a
+ * read of its /proc showed since, were filed under an older generation and
+ * would lose to this one's mappings wherever they overlap.  Moved into
+ * this one.  A later generation already known took what came after it
+ * when it began (here, or unsee_late_read() for a read), so what is left
+ * is this one's.  The key of the older generation that still names a
+ * moved mapping finds nothing (known_in_gen() compares).
+ */
+static void refile_late(struct maps *ms, struct proc_maps *p, u64 time, bool reads)
+{
+	bool moved = false;
+	u32 i;
+
+	for (i = 0; i < p->nr; i++) {
+		struct map *m = ms->all[p->v[i].id];
+
+		/* a read's mapping has no map_time; seen_time is when it was known */
+		if (m->gen_time >= time || m->seen_time < time || (!m->map_time && !reads))
+			continue;
+		m->gen_time = time;
+		u64map_put(&p->known, map_key(m), m->id);
+		moved = true;
+	}
+	if (!moved)
+		return;
+	if (reads && p->read_seen >= time)
+		p->read_gen = MAX(p->read_gen, time);
+	p->newest_gen = MAX(p->newest_gen, time);
+	p->version++;
+	ms->version++;
+}
+
 static struct proc_maps *new_gen(struct maps *ms, u32 pid, u64 time)
 {
 	struct proc_maps *p = maps_proc(ms, pid, true);
 
+	refile_late(ms, p, time, false);
 	if (time > p->cur_gen)
 		p->cur_gen = time;
 	unsee_late_read(ms, p, time);
@@ -736,52 +772,11 @@ void maps_sort_preferred(struct map **v, u32 n)
 	sort(v, n, sizeof(*v), map_prefer_cmp, NULL);
 }
 
-/*
- * The child's own mappings told by MMAP records after its fork at @time
- * but drained before the FORK record (another ring's): filed then under
- * the generation the child had, older than the fork's, they would lose
- * to the parent's copies wherever they overlap.  Into @own, in the order
- * maps_find() prefers them; their number.
- */
-static u32 told_before_fork(struct maps *ms, const struct proc_maps *p, u64 time, struct map **own)
-{
-	u32 i, n = 0;
-
-	for (i = 0; i < p->nr; i++) {
-		struct map *m = ms->all[p->v[i].id];
-
-		if (m->gen_time < time && m->map_time >= time)
-			own[n++] = m;
-	}
-	maps_sort_preferred(own, n);
-	return n;
-}
-
-/* Each of @v into @p's generation @time (@seen: when it was known there), unless known. */
-static void add_to_gen(struct maps *ms, struct proc_maps *p, struct map **v, u32 n, u64 time,
-		       bool seen)
-{
-	struct map m;
-	u32 i;
-
-	for (i = 0; i < n; i++) {
-		m = *v[i];
-		m.pid = p->pid;
-		m.gen_time = time;
-		if (!seen) {
-			m.map_time = time;
-			m.seen_time = time;
-		}
-		if (!known_in_gen(ms, p, &m))
-			maps_add(ms, &m);
-	}
-}
-
 int maps_fork(struct maps *ms, u32 pid, u32 ppid, u64 time, bool told)
 {
 	struct proc_maps *pp = maps_proc(ms, ppid, false), *p;
-	struct map **v, **own;
-	u32 i, n = 0, nr_own;
+	struct map **v, m;
+	u32 i, n = 0;
 
 	/* a parent never read (or whose read failed) and not told: nothing to copy */
 	if (!pp || pid == ppid || maps_need_read(pp) || (pp->read_failed && !pp->nr))
@@ -800,15 +795,20 @@ int maps_fork(struct maps *ms, u32 pid, u32 ppid, u64 time, bool told)
 	 */
 	maps_sort_preferred(v, n);
 	p = maps_proc(ms, pid, true);
-	own = xmalloc((p->nr + 1) * sizeof(*own));
-	nr_own = told_before_fork(ms, p, time, own);
+	/* the child's own, seen after @time: they win over the copies where they overlap */
+	refile_late(ms, p, time, true);
 	if (time > p->cur_gen)
 		p->cur_gen = time;
-	/* in the parent's order, all seen at @time: the ids decide between the copies */
-	add_to_gen(ms, p, v, n, time, false);
-	/* then the child's own, seen later (or added later): they win where they overlap */
-	add_to_gen(ms, p, own, nr_own, time, true);
-	free(own);
+	for (i = 0; i < n; i++) {
+		m = *v[i];
+		m.pid = pid;
+		m.gen_time = time;
+		m.map_time = time;
+		/* in the parent's order: the ids decide between the copies */
+		m.seen_time = time;
+		if (!known_in_gen(ms, p, &m))
+			maps_add(ms, &m);
+	}
 	free(v);
 	if (told && p->cur_gen == time)
 		p->fork_gen = time;

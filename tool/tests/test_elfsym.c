@@ -1287,6 +1287,7 @@ static void test_maps_fork(void)
 	const struct map *m;
 	struct resolver r;
 	struct maps ms;
+	u32 n, pid;
 
 	ok(!fx_sh("rm -rf fproc && mkdir -p fproc/500 fproc/501 && "
 		  "echo '00400000-00402000 r-xp 00000000 00:00 0 [anon:old]' > fproc/500/maps && "
@@ -1340,6 +1341,42 @@ static void test_maps_fork(void)
 	m = maps_find(&ms, 504, 610, 0x401100);
 	ok(m && !strcmp(m->path, "[anon:old]") && m->pid == 504, "... and the parent's beside it");
 	ok(!maps_need_read(maps_proc(&ms, 504, false)), "... without a read of /proc");
+	n = ms.nr_all;
+	maps_fork(&ms, 504, 500, 550, true);
+	is_u64(ms.nr_all, n, "its FORK record settled twice adds nothing");
+	m = maps_find(&ms, 504, 610, 0x400100);
+	ok(m && !strcmp(m->path, "[anon:early]"), "... and its own mapping still wins");
+	/* children that exec'd at 650: their new program's MMAP record (700) drained first */
+	for (pid = 506; pid <= 507; pid++) {
+		const char *order = pid == 506 ? "EXEC, then FORK" : "FORK, then EXEC";
+
+		tmpl.pid = pid;
+		tmpl.path = (char *)"[anon:new]";
+		maps_mapped(&ms, &tmpl, strlen(tmpl.path), 700);
+		if (pid == 506)
+			maps_new_gen(&ms, pid, 650);
+		maps_fork(&ms, pid, 500, 550, true);
+		if (pid == 507)
+			maps_new_gen(&ms, pid, 650);
+		m = maps_find(&ms, pid, 600, 0x400100);
+		ok(m && !strcmp(m->path, "[anon:a]"), "%s: before its exec the parent's code",
+		   order);
+		m = maps_find(&ms, pid, 710, 0x400100);
+		ok(m && !strcmp(m->path, "[anon:new]"), "... after it the new program's");
+	}
+	/* a child read from /proc after its fork, before its FORK record was drained */
+	ok(!fx_sh("mkdir -p fproc/508 && "
+		  "echo '00400000-00401000 r-xp 00000000 00:00 0 [anon:read]' > fproc/508/maps"),
+	   "a child in /proc");
+	res_observe_process(&r, 508);
+	maps_fork(&ms, 508, 500, 550, true);
+	m = maps_find(&ms, 508, 610, 0x400100);
+	ok(m && !strcmp(m->path, "[anon:read]"), "a read of /proc made after the fork wins");
+	m = maps_find(&ms, 508, 610, 0x401100);
+	ok(m && !strcmp(m->path, "[anon:old]"), "... and the copies fill in beside it");
+	maps_new_gen(&ms, 508, 600);
+	m = maps_find(&ms, 508, 560, 0x400100);
+	ok(m && !strcmp(m->path, "[anon:a]"), "... unless an exec came between: the read shows it");
 	tmpl.pid = 501;
 	tmpl.path = (char *)"[anon:own]";
 	maps_new_gen(&ms, 501, 400);
