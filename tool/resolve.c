@@ -525,8 +525,9 @@ static void fast_put(struct resolver *r, u32 pid, u64 addr, u64 from, u32 fi)
 			r->fast = xmalloc(sizeof(*r->fast) << bits);
 			r->fast_bits = bits;
 		}
+		/* whole entries: a lookup compares the address before it looks at fi */
 		for (i = 0; i < 1U << bits; i++)
-			r->fast[i].fi = UINT32_MAX;
+			r->fast[i] = (struct res_fast){ .fi = UINT32_MAX };
 		r->fast_version = r->maps->version;
 	}
 	r->fast[fast_hash(pid, addr, bits)] =

@@ -38,9 +38,11 @@ unit()
 {
 	dir=$1
 	label=$2
+	suffix=$3
+	shift 3
 	for t in $tests; do
-		log=$dir/$t.log
-		"$dir/$t" >"$log" 2>&1
+		log=$dir/$t$suffix.log
+		"$@" "$dir/$t" >"$log" 2>&1
 		rc=$?
 		checks=$(grep -c '^ok\|^not ok' "$log")
 		result $rc "$label$t ($checks checks)" "$log"
@@ -48,9 +50,18 @@ unit()
 }
 
 echo "# cycread host tests"
-unit "$out/tests" ""
+unit "$out/tests" "" ""
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
-	unit "$out/asan" "asan+ubsan: "
+	unit "$out/asan" "asan+ubsan: " ""
+# AddressSanitizer does not track what memory was written: a branch on
+# bytes never set (a cache's entries half reset) shows only under memcheck
+if command -v valgrind >/dev/null 2>&1; then
+	unit "$out/tests" "memcheck: " .memcheck valgrind -q --error-exitcode=99
+else
+	n=$((n + 1))
+	pass=$((pass + 1))
+	echo "ok $n # SKIP memcheck of the unit tests: no valgrind"
+fi
 
 # golden reports of the synthetic capture (tests/synth.h), and of the same
 # samples repeated once a second for four seconds (time slices, histogram)
