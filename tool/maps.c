@@ -669,8 +669,9 @@ static void unsee_late_read(struct maps *ms, struct proc_maps *p, u64 time)
 
 /*
  * A generation of @p begins at @time (its exec, or its fork's copy), told
- * by a record drained after what the process did since: its MMAP records
- * from @time on (another CPU's ring, read first) and, with @reads, what a
+ * by a record settled after what the process did since: its MMAP records
+ * from @time on (a FORK record waits for the end of its drain, an EXEC
+ * record may lie in a ring read later) and, with @reads, what a
  * read of its /proc showed since, were filed under an older generation and
  * would lose to this one's mappings wherever they overlap.  Moved into
  * this one.  A later generation already known took what came after it
@@ -746,7 +747,8 @@ void maps_records_lost(struct maps *ms)
 /*
  * Which of two mappings of one address maps_find() prefers: the later
  * generation, then, in one generation, the one known to be there later
- * (an MMAP record's time, a /proc read's), then the one added later.  An
+ * (an MMAP record's time, a /proc read's), then, at one time, the
+ * child's own over its parent's copy, then the one added later.  An
  * exec's MMAP record drained after a read of /proc/PID/maps is older
  * than what the read showed: the kernel maps ld.so over its whole span,
  * then unmaps all but its first segment, and code mapped later in that
@@ -758,6 +760,9 @@ int maps_prefer(const struct map *x, const struct map *y)
 		return x->gen_time > y->gen_time ? 1 : -1;
 	if (x->seen_time != y->seen_time)
 		return x->seen_time > y->seen_time ? 1 : -1;
+	/* a child's MMAP record may bear its fork's time (a coarse clock) */
+	if (x->copied != y->copied)
+		return x->copied ? -1 : 1;
 	return x->id > y->id ? 1 : x->id < y->id ? -1 : 0;
 }
 
@@ -795,7 +800,7 @@ int maps_fork(struct maps *ms, u32 pid, u32 ppid, u64 time, bool told)
 	 */
 	maps_sort_preferred(v, n);
 	p = maps_proc(ms, pid, true);
-	/* the child's own, seen after @time: they win over the copies where they overlap */
+	/* the child's own, known at @time or later: they win over the copies where they overlap */
 	refile_late(ms, p, time, true);
 	if (time > p->cur_gen)
 		p->cur_gen = time;
@@ -806,6 +811,7 @@ int maps_fork(struct maps *ms, u32 pid, u32 ppid, u64 time, bool told)
 		m.map_time = time;
 		/* in the parent's order: the ids decide between the copies */
 		m.seen_time = time;
+		m.copied = true;
 		if (!known_in_gen(ms, p, &m))
 			maps_add(ms, &m);
 	}

@@ -49,6 +49,7 @@ struct map {
 	u32 dev_minor;
 	char *path; /* as in maps, without " (deleted)" */
 	bool deleted;
+	bool copied; /* a FORK record's copy of the parent's mapping */
 	struct dso *dso; /* NULL when it could not be opened */
 	const char *open_err; /* why dso is NULL */
 	u8 build_id[DSO_BUILD_ID_MAX];

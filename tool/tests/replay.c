@@ -5,7 +5,8 @@
  * inside libelf and libdw, which are not built with AddressSanitizer, and
  * branches on memory never written.  Linked with one fuzz_*.c.
  *
- *   replay FILE|DIR...   exit 0 when every input ran; 1 when one could not be read
+ *   replay FILE|DIR...   each input's path to stderr before it runs; exit 0
+ *                        when every input ran, 1 when one could not be read
  */
 #include <dirent.h>
 #include <errno.h>
@@ -28,7 +29,8 @@ static int replay_file(const char *path)
 
 	f = fopen(path, "rb");
 	if (!f || fstat(fileno(f), &st) || !S_ISREG(st.st_mode)) {
-		fprintf(stderr, "replay: %s: %s\n", path, f ? "not a regular file" : strerror(errno));
+		fprintf(stderr, "replay: %s: %s\n", path,
+			f ? "not a regular file" : strerror(errno));
 		if (f)
 			fclose(f);
 		return -1;
@@ -42,6 +44,8 @@ static int replay_file(const char *path)
 		free(buf);
 		return -1;
 	}
+	/* named first: a memcheck report or a crash that follows is this input's */
+	fprintf(stderr, "replay: %s\n", path);
 	LLVMFuzzerTestOneInput(buf, got);
 	free(buf);
 	return 0;

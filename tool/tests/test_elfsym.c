@@ -1364,6 +1364,13 @@ static void test_maps_fork(void)
 		m = maps_find(&ms, pid, 710, 0x400100);
 		ok(m && !strcmp(m->path, "[anon:new]"), "... after it the new program's");
 	}
+	/* a child's MMAP record bearing its fork's time (a coarse clock) */
+	tmpl.pid = 509;
+	tmpl.path = (char *)"[anon:tie]";
+	maps_mapped(&ms, &tmpl, strlen(tmpl.path), 550);
+	maps_fork(&ms, 509, 500, 550, true);
+	m = maps_find(&ms, 509, 600, 0x400100);
+	ok(m && !strcmp(m->path, "[anon:tie]"), "a child's own mapping of its fork's time wins");
 	/* a child read from /proc after its fork, before its FORK record was drained */
 	ok(!fx_sh("mkdir -p fproc/508 && "
 		  "echo '00400000-00401000 r-xp 00000000 00:00 0 [anon:read]' > fproc/508/maps"),
