@@ -70,29 +70,71 @@ gdir=$out/golden
 mkdir -p "$gdir"
 "$out/tests/mkcapture" "$gdir/synth.cyc" && "$out/tests/mkcapture" "$gdir/synth4s.cyc" 68 1000000000
 result $? "mkcapture writes the synthetic captures"
-for spec in "top:" "children:--children" "sort:--sort comm,sym" "sort-tid:--sort tid,sym" "raw:--raw" \
-	    "raw-details:--raw --raw-details --show-task-events --show-lost-events" \
-	    "folded:--folded" "noleaf:--folded --no-leaf-repair" \
-	    "weight-samples:--weight samples --children" \
-	    "graph-caller:-G" "graph-callee:--children --call-graph callee,10" \
-	    "graph-memcpy:--symbol memcpy --call-graph=callee --weight samples" \
-	    "filter-tid-dso:-t 101 --dso app,/lib/aarch64-linux-gnu/libc.so.6" \
-	    "filter-comm-pid:--comm app -p 100 --sort pid,dso,sym --percent-limit 10" \
-	    "4s-histogram:--histogram" "4s-histogram-slice:--histogram=0.5 --time 1.5, --weight samples" \
-	    "4s-time:--time 1,3 --children"; do
+# NAME:ARGS, one a line: tests/golden/NAME.txt is the report with ARGS
+golden_specs="top:
+children:--children
+sort:--sort comm,sym
+sort-tid:--sort tid,sym
+raw:--raw
+raw-details:--raw --raw-details --show-task-events --show-lost-events
+folded:--folded
+noleaf:--folded --no-leaf-repair
+weight-samples:--weight samples --children
+graph-caller:-G
+graph-callee:--children --call-graph callee,10
+graph-memcpy:--symbol memcpy --call-graph=callee --weight samples
+filter-tid-dso:-t 101 --dso app,/lib/aarch64-linux-gnu/libc.so.6
+filter-comm-pid:--comm app -p 100 --sort pid,dso,sym --percent-limit 10
+4s-histogram:--histogram
+4s-histogram-slice:--histogram=0.5 --time 1.5, --weight samples
+4s-time:--time 1,3 --children"
+
+# The golden report $spec names, into $gdir/NAME$gsuffix.txt and .err, made
+# by "$@": the tool, or the tool under a checker.
+golden_run()
+{
 	name=${spec%%:*}
 	args=${spec#*:}
 	cap=$gdir/synth.cyc
 	case $name in 4s-*) cap=$gdir/synth4s.cyc ;; esac
 	# shellcheck disable=SC2086
-	"$tool" report -i "$cap" $args >"$gdir/$name.txt" 2>"$gdir/$name.err"
+	"$@" report -i "$cap" $args >"$gdir/$name$gsuffix.txt" 2>"$gdir/$name$gsuffix.err"
+}
+
+gsuffix=
+
+while IFS= read -r spec; do
+	golden_run "$tool"
 	rc=$?
 	if [ $rc -eq 0 ]; then
 		diff -u "$here/golden/$name.txt" "$gdir/$name.txt" >"$gdir/$name.diff" 2>&1
 		rc=$?
 	fi
 	result $rc "golden: report $args" "$gdir/$name.diff"
-done
+done <<EOF
+$golden_specs
+EOF
+# cycread whole under memcheck, option parsing and output included (the
+# unit tests call its parts): every golden report again, its output unchecked
+if command -v valgrind >/dev/null 2>&1; then
+	rc=0
+	gsuffix=.memcheck
+	: >"$gdir/memcheck.log"
+	while IFS= read -r spec; do
+		if ! golden_run valgrind -q --error-exitcode=99 "$tool"; then
+			rc=1
+			echo "report $args:" >>"$gdir/memcheck.log"
+			cat "$gdir/$name$gsuffix.err" >>"$gdir/memcheck.log"
+		fi
+	done <<EOF
+$golden_specs
+EOF
+	result $rc "memcheck: cycread, every golden report" "$gdir/memcheck.log"
+else
+	n=$((n + 1))
+	pass=$((pass + 1))
+	echo "ok $n # SKIP memcheck of cycread's reports: no valgrind"
+fi
 "$out/asan/cycread" report -i "$gdir/synth.cyc" --svg "$gdir/flame.svg" -q \
 	>"$gdir/svg.err" 2>&1
 rc=$?
