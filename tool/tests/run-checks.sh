@@ -35,6 +35,18 @@ result()
 	fi
 }
 
+# A check this machine cannot make: counted as passed, with why (TAP's SKIP).
+skip()
+{
+	n=$((n + 1))
+	pass=$((pass + 1))
+	echo "ok $n # SKIP $1"
+}
+
+# valgrind's memcheck, the exit status 99 on any error; empty without valgrind
+memcheck=
+command -v valgrind >/dev/null 2>&1 && memcheck="valgrind -q --error-exitcode=99"
+
 unit()
 {
 	dir=$1
@@ -56,12 +68,11 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
 	unit "$out/asan" "asan+ubsan: " ""
 # AddressSanitizer does not track what memory was written: a branch on
 # bytes never set (a cache's entries half reset) shows only under memcheck
-if command -v valgrind >/dev/null 2>&1; then
-	unit "$out/tests" "memcheck: " .memcheck valgrind -q --error-exitcode=99
+if [ -n "$memcheck" ]; then
+	# shellcheck disable=SC2086
+	unit "$out/tests" "memcheck: " .memcheck $memcheck
 else
-	n=$((n + 1))
-	pass=$((pass + 1))
-	echo "ok $n # SKIP memcheck of the unit tests: no valgrind"
+	skip "memcheck of the unit tests: no valgrind"
 fi
 
 # golden reports of the synthetic capture (tests/synth.h), and of the same
@@ -116,12 +127,13 @@ $golden_specs
 EOF
 # cycread whole under memcheck, option parsing and output included (the
 # unit tests call its parts): every golden report again, its output unchecked
-if command -v valgrind >/dev/null 2>&1; then
+if [ -n "$memcheck" ]; then
 	rc=0
 	gsuffix=.memcheck
 	: >"$gdir/memcheck.log"
 	while IFS= read -r spec; do
-		if ! golden_run valgrind -q --error-exitcode=99 "$tool"; then
+		# shellcheck disable=SC2086
+		if ! golden_run $memcheck "$tool"; then
 			rc=1
 			echo "report $args:" >>"$gdir/memcheck.log"
 			cat "$gdir/$name$gsuffix.err" >>"$gdir/memcheck.log"
@@ -131,9 +143,7 @@ $golden_specs
 EOF
 	result $rc "memcheck: cycread, every golden report" "$gdir/memcheck.log"
 else
-	n=$((n + 1))
-	pass=$((pass + 1))
-	echo "ok $n # SKIP memcheck of cycread's reports: no valgrind"
+	skip "memcheck of cycread's reports: no valgrind"
 fi
 "$out/asan/cycread" report -i "$gdir/synth.cyc" --svg "$gdir/flame.svg" -q \
 	>"$gdir/svg.err" 2>&1
@@ -169,9 +179,7 @@ result $? "svg of it: frames narrower than a pixel pruned, the rest exact, the c
 probe=$("$here/svg-interact.sh" "$gdir/flame.svg" compute memcpy 2>&1)
 rc=$?
 if [ $rc -eq 77 ]; then
-	n=$((n + 1))
-	pass=$((pass + 1))
-	echo "ok $n # SKIP svg interaction: no chromium"
+	skip "svg interaction: no chromium"
 else
 	echo "$probe" >"$gdir/svg-interact.log"
 	case $probe in
@@ -188,9 +196,7 @@ ss=$(ls -d "${CYCSAMPLE_CACHE:-$HOME/.cache/cycsample}"/npm/speedscope-* 2>/dev/
 "$here/check-speedscope.py" "$tool" "$gdir/synth.cyc" "${ss:-/nonexistent}" >"$gdir/speedscope.log" 2>&1
 rc=$?
 if [ $rc -eq 77 ]; then
-	n=$((n + 1))
-	pass=$((pass + 1))
-	echo "ok $n # SKIP speedscope import: no chromium"
+	skip "speedscope import: no chromium"
 else
 	result $rc "speedscope imports --raw as perf script output ($(grep -c '^ok' "$gdir/speedscope.log") checks)" \
 		"$gdir/speedscope.log"
@@ -275,15 +281,13 @@ EOF
 		result $rc "fuzz_$f: ${fuzz_time}s from seed ${seed:-?}, ${runs:-?} inputs, no crash" "$log"
 		# the corpus again under memcheck: it sees into libelf and libdw,
 		# which AddressSanitizer does not instrument
-		if ! command -v valgrind >/dev/null 2>&1; then
-			n=$((n + 1))
-			pass=$((pass + 1))
-			echo "ok $n # SKIP memcheck of fuzz_$f's corpus: no valgrind"
+		if [ -z "$memcheck" ]; then
+			skip "memcheck of fuzz_$f's corpus: no valgrind"
 			continue
 		fi
 		log=$out/fuzz/replay_$f.log
-		valgrind -q --error-exitcode=99 "$out/fuzz/replay_fuzz_$f" "$out/fuzz/corpus-$f" \
-			>"$log" 2>&1
+		# shellcheck disable=SC2086
+		$memcheck "$out/fuzz/replay_fuzz_$f" "$out/fuzz/corpus-$f" >"$log" 2>&1
 		rc=$?
 		inputs=$(find "$out/fuzz/corpus-$f" -type f | wc -l)
 		result $rc "memcheck: fuzz_$f's corpus replayed, $inputs inputs" "$log"

@@ -1329,7 +1329,7 @@ static void test_maps_fork(void)
 	m = maps_find(&ms, 501, 270, 0x500100);
 	ok(m && !strcmp(m->path, "[anon:own]"), "the child's own MMAP record adds to it");
 	ok(!maps_need_read(maps_proc(&ms, 501, false)), "... still without a read");
-	/* another child's MMAP record (its ring) drained before its FORK record (the parent's) */
+	/* another child's MMAP record, filed before its FORK record was settled (drain's end) */
 	tmpl.pid = 504;
 	tmpl.path = (char *)"[anon:early]";
 	tmpl.start = 0x400000;
