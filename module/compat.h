@@ -326,6 +326,17 @@ static inline struct file *cycs_kthread_filp_open(const char *path, int flags)
 #endif
 
 /*
+ * The parameters of the vm_operations_struct mremap callback: mremap()'s
+ * flags came second in 5.11 and 5.12 only (added for MREMAP_DONTUNMAP,
+ * reverted in 5.13).
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 11, 0) && LINUX_VERSION_CODE < KERNEL_VERSION(5, 13, 0)
+#define CYCS_VM_MREMAP_PARAMS struct vm_area_struct *vma, unsigned long flags
+#else
+#define CYCS_VM_MREMAP_PARAMS struct vm_area_struct *vma
+#endif
+
+/*
  * Debian's kernels (like Android's) carry a patch that adds
  * kernel.perf_event_paranoid = 3, their default: perf_event_open() then
  * refuses everyone without CAP_SYS_ADMIN.  The patch declares

@@ -322,7 +322,11 @@ void cycs_counters_attach_clone(struct cycs_session *s, u64 run)
 
 	if (mutex_lock_killable(&s->lock))
 		return;
-	if (!READ_ONCE(s->active) || s->fork_run != run)
+	/*
+	 * fork_run counts the STARTs that armed clones; a later START of a
+	 * thread or CPU session arms nothing and leaves it alone.
+	 */
+	if (!READ_ONCE(s->active) || !s->fork_armed || s->fork_run != run)
 		goto out_unlock;
 	err = cycs_cover_build(s, &cover);
 	if (!err)

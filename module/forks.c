@@ -85,6 +85,14 @@ static void cycs_fork_queue(struct cycs_session *s, struct task_struct *child)
 
 	const char *why = "no memory";
 
+	/*
+	 * On PREEMPT_RT the slab's locks may sleep, which the probe must
+	 * not: such a clone goes unsampled, and says so.
+	 */
+	if (IS_ENABLED(CONFIG_PREEMPT_RT)) {
+		why = "PREEMPT_RT: no allocation here";
+		goto out_missed;
+	}
 	fa = kmalloc(sizeof(*fa), GFP_NOWAIT | __GFP_NOWARN);
 	if (!fa)
 		goto out_missed;

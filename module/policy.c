@@ -174,6 +174,9 @@ static int cycs_check_unprivileged(struct cycsample_config *cfg)
 {
 	unsigned long min_period = READ_ONCE(cycs_unpriv_min_period);
 
+	/* the administrator may have turned the mode off since open() */
+	if (!READ_ONCE(cycs_unprivileged))
+		return -EACCES;
 	if (cfg->target_type == CYCSAMPLE_TARGET_CPUS)
 		return -EACCES;
 	if (cfg->flags & CYCSAMPLE_CFG_KERNEL_CHAIN)

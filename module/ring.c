@@ -210,7 +210,7 @@ static int cycs_vm_may_split(struct vm_area_struct *vma, unsigned long addr)
 }
 
 /* Moving it would gain nothing and complicate the page checks above. */
-static int cycs_vm_mremap(struct vm_area_struct *vma)
+static int cycs_vm_mremap(CYCS_VM_MREMAP_PARAMS)
 {
 	return -EINVAL;
 }

@@ -190,14 +190,14 @@ TEST_F(security, open_is_eacces_at_perf_event_paranoid_3)
 	EXPECT_EQ(0, run_as_nobody(nobody_open, NULL));
 }
 
-struct raise_req {
+struct tighten_req {
 	int opened[2], go[2]; /* nobody -> root, root -> nobody */
 };
 
-/* As nobody: open at paranoid 2; once root has raised it to 3, CONFIGURE. */
-static int nobody_configure_after_raise(void *arg)
+/* As nobody: open; once root has tightened the rules, CONFIGURE. */
+static int nobody_configure_after_tighten(void *arg)
 {
-	struct raise_req *rq = arg;
+	struct tighten_req *rq = arg;
 	struct cycsample_config cfg;
 	pid_t child = cs_spawn_spinner();
 	int fd = cs_open(), err;
@@ -212,36 +212,66 @@ static int nobody_configure_after_raise(void *arg)
 	return err;
 }
 
-/* A session is judged again at CONFIGURE, not only at open(). */
-TEST_F(security, configure_is_eacces_once_perf_event_paranoid_is_3)
+/*
+ * A session is judged again at CONFIGURE, not only at open(): nobody opens
+ * under unprivileged=1 and paranoid 2, root then calls @tighten, and the
+ * errno of nobody's CONFIGURE is returned (-1 if it could not tell).
+ */
+static int configure_after(struct __test_metadata *_metadata, int (*tighten)(void))
 {
-	struct raise_req rq;
-	pid_t pid;
+	struct tighten_req rq;
 	int status;
+	pid_t pid;
 	char c;
 
-	SEC_BEGIN(1);
-	ASSERT_EQ(0, pipe(rq.opened));
-	ASSERT_EQ(0, pipe(rq.go));
+	if (pipe(rq.opened) || pipe(rq.go))
+		return -1;
 	pid = fork();
-	ASSERT_LE(0, pid);
+	if (pid < 0)
+		return -1;
 	if (!pid) {
 		if (setgroups(0, NULL) || setresgid(CS_NOBODY, CS_NOBODY, CS_NOBODY) ||
 		    setresuid(CS_NOBODY, CS_NOBODY, CS_NOBODY))
 			_exit(255);
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		prctl(PR_SET_DUMPABLE, 1);
-		_exit(nobody_configure_after_raise(&rq));
+		_exit(nobody_configure_after_tighten(&rq));
 	}
 	close(rq.opened[1]);
 	if (read(rq.opened[0], &c, 1) != 1)
 		c = 0;
 	EXPECT_EQ('o', c) TH_LOG("nobody could not open at paranoid 2");
-	EXPECT_EQ(0, cs_sysctl_set("perf_event_paranoid", 3));
+	EXPECT_EQ(0, tighten());
 	EXPECT_EQ(1, write(rq.go[1], "g", 1));
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	ASSERT_TRUE(WIFEXITED(status));
-	EXPECT_EQ(EACCES, WEXITSTATUS(status));
+	close(rq.opened[0]);
+	close(rq.go[0]);
+	close(rq.go[1]);
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+static int paranoid_to_3(void)
+{
+	return cs_sysctl_set("perf_event_paranoid", 3);
+}
+
+static int unprivileged_to_0(void)
+{
+	return cs_param_set("unprivileged", 0);
+}
+
+TEST_F(security, configure_is_eacces_once_perf_event_paranoid_is_3)
+{
+	SEC_BEGIN(1);
+	EXPECT_EQ(EACCES, configure_after(_metadata, paranoid_to_3));
+}
+
+/* The administrator's switch reaches descriptors opened before it. */
+TEST_F(security, configure_is_eacces_once_unprivileged_is_0)
+{
+	SEC_BEGIN(1);
+	EXPECT_EQ(EACCES, configure_after(_metadata, unprivileged_to_0));
 }
 
 /* ---------------------------------------------------------------------- */

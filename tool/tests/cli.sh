@@ -1,12 +1,15 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# cli.sh CYCREAD CAPTURE - the command line: usage errors exit 2, runtime
-# errors exit 1 with a message naming the PID or file and the cause.
+# cli.sh CYCREAD CAPTURE [ELF] - the command line: usage errors exit 2, runtime
+# errors exit 1 with a message naming the PID or file and the cause.  ELF, an
+# executable with a symbol main for addr2sym, is CYCREAD itself unless given
+# (CYCREAD may be a script that runs it under valgrind).
 
 set -u
 tool=$1
 cap=$2
+elf=${3:-$tool}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 n=0
@@ -205,9 +208,9 @@ mkfifo "$tmp/fifo/usr/bin/app"
 expect 0 "usr/bin/app: not used for /usr/bin/app: not a regular file" \
 	"a FIFO in the symfs is skipped, not waited on" -- \
 	timeout 20 "$tool" report -i "$cap" --symfs "$tmp/fifo" -v
-main=$(nm "$tool" | sed -n 's/^\([0-9a-f]*\) T main$/\1/p')
+main=$(nm "$elf" | sed -n 's/^\([0-9a-f]*\) T main$/\1/p')
 expect 1 "D $tmp/none: No such file" "addr2sym -D that does not exist" -- \
-	"$tool" addr2sym -e "$tool" -D "$tmp/none" 0
-expect 0 "main+0x0" "addr2sym names an address of an ELF file" -- "$tool" addr2sym -e "$tool" "$main"
+	"$tool" addr2sym -e "$elf" -D "$tmp/none" 0
+expect 0 "main+0x0" "addr2sym names an address of an ELF file" -- "$tool" addr2sym -e "$elf" "$main"
 echo "1..$n"
 [ "$failed" -eq 0 ]

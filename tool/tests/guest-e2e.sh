@@ -144,6 +144,20 @@ vmlinux_checks()
 	st=1
 	[ "$inl" -gt 0 ] && st=0
 	check $st "host: kernel functions inlined, as frames of their own ($inl)"
+	# a real kernel's DWARF through every reader (units, trees, lines,
+	# range lists): what the fixtures are too small to hold
+	if ! command -v valgrind >/dev/null 2>&1; then
+		echo "# memcheck of the vmlinux report: no valgrind"
+		return 0
+	fi
+	st=0
+	valgrind -q --error-exitcode=99 "$hc/cycread" report -i "$out/kmod.cyc" \
+		--vmlinux "$vml" --raw --raw-details >"$out/kmod-vml.memcheck.txt" \
+		2>"$out/kmod-vml.memcheck.err" || st=1
+	cmp -s "$out/kmod-vml.txt" "$out/kmod-vml.memcheck.txt" || st=1
+	check $st "host: the same report under memcheck: no error, the same output"
+	[ $st -eq 0 ] && return 0
+	head -n 20 "$out/kmod-vml.memcheck.err" | sed 's/^/# /'
 }
 [ "$kernel" = arm64-6.1 ] && vmlinux_checks
 [ "$rc" -eq 0 ] || exit "$rc"

@@ -233,6 +233,20 @@ result $? "--pprof written by the sanitizer build reads in go tool pprof" "$gdir
 rc=$?
 result $rc "command line ($(grep -c '^ok' "$out/cli.log") checks)" "$out/cli.log"
 
+# the same command lines under memcheck: the usage and error paths, the
+# --symfs and --debug-dir refusals, live sessions without a device (1 min)
+if [ -n "$memcheck" ]; then
+	printf '#!/bin/sh\nexec %s "%s" "$@"\n' "$memcheck" "$tool" >"$out/cycread-memcheck"
+	chmod +x "$out/cycread-memcheck"
+	"$here/cli.sh" "$out/cycread-memcheck" "$gdir/synth.cyc" "$tool" \
+		>"$out/cli.memcheck.log" 2>&1
+	rc=$?
+	result $rc "memcheck: command line ($(grep -c '^ok' "$out/cli.memcheck.log") checks)" \
+		"$out/cli.memcheck.log"
+else
+	skip "memcheck of the command line: no valgrind"
+fi
+
 # fuzzers, seeded with a capture and small ELF files
 if [ -x "$out/fuzz/fuzz_capture" ] && [ -x "$out/fuzz/fuzz_elf" ] && [ -x "$out/fuzz/fuzz_dwline" ]; then
 	# made anew: the fuzzers add what they find to them, and each run with a
