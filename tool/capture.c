@@ -609,19 +609,16 @@ static void write_sections(struct cap_out *w, const struct report *rep, const st
 
 int capture_write(const char *path, const struct report *rep, const struct maps *ms)
 {
-	char *tmp = xasprintf("%s.tmp", path);
 	struct cap_out w = { 0 };
+	struct out_file o;
 	int ret;
 
-	w.f = fopen(tmp, "w");
-	if (!w.f) {
-		ret = -errno;
-		goto out;
-	}
+	ret = out_open(&o, path);
+	if (ret)
+		return ret;
+	w.f = o.f;
 	write_sections(&w, rep, ms);
-	ret = commit_file(w.f, tmp, path, w.err);
-out:
-	free(tmp);
+	ret = out_close(&o, w.err);
 	sbuf_free(&w.sb);
 	return ret;
 }

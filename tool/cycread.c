@@ -165,7 +165,8 @@ static void usage(FILE *f)
 		"      --children        add inclusive percentages\n"
 		"  -s, --sort KEYS       from comm,pid,tid,dso,sym,srcline,pmu (default dso,sym)\n"
 		"      --percent-limit P hide rows below P %%\n"
-		"  -G, --call-graph caller|callee[,P]  a call tree under each row (P: 0.5 %%)\n"
+		"  -g, --call-graph caller|callee[,P]  a call tree under each row (P: 0.5 %%);\n"
+		"                        -G alone: caller (as perf report -G)\n"
 		"  -p, -t, --comm, --dso, --symbol LIST  with -i: only these pids, tids,\n"
 		"                        commands, sampled objects or functions (a,b,...)\n"
 		"      --time START,END  only seconds START to END after the first record\n"
@@ -474,7 +475,7 @@ static void parse(struct options *o, int argc, char **argv)
 		case OPT_PERCENT_LIMIT:
 			errno = 0;
 			o->rep.min_percent = strtod(optarg, &end);
-			if (errno || *end || end == optarg || o->rep.min_percent < 0 ||
+			if (errno || *end || end == optarg || !(o->rep.min_percent >= 0) ||
 			    o->rep.min_percent > 100)
 				bad_usage("percent limit: '%s' is not a percentage", optarg);
 			break;

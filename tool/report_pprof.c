@@ -78,11 +78,13 @@ struct pp {
 	struct u64map fn_index;
 	struct u64map sample_index;
 	u32 lbl_pid, lbl_tid, lbl_cpu, lbl_comm, lbl_pmu, lbl_unit;
+	struct sbuf clean; /* a string made UTF-8 */
 };
 
+/* protobuf strings are UTF-8: protoc and Go's readers refuse the whole profile */
 static int64_t str(struct pp *pp, const char *s)
 {
-	return strtab_intern(&pp->strs, s ? s : "");
+	return strtab_intern(&pp->strs, s ? utf8_clean(s, &pp->clean) : "");
 }
 
 /* Room for one more message in a table; evaluates to its index. */
@@ -284,14 +286,22 @@ static u32 location(struct pp *pp, u32 fi_idx, u64 addr)
 
 /* ---- samples ------------------------------------------------------------ */
 
-/* One PMU per session until samples carry a PMU index; none for the clock. */
-static const char *sample_pmu(const struct report *rep)
+/*
+ * The PMU a sample was taken on (its own index: a big.LITTLE session has
+ * several), in @sb; NULL for the software clock or a PMU of no name.
+ */
+static const char *sample_pmu(const struct report *rep, u32 idx, struct sbuf *sb)
 {
 	const struct prof_meta *m = &rep->p->meta;
+	const struct prof_pmu *pmu = meta_pmu(m, idx);
+	const char *name = pmu ? pmu->name : m->pmu_name;
+	u32 event = pmu ? pmu->event : m->event;
 
-	if (m->event != CYCSAMPLE_EVENT_HW_CYCLES || !m->pmu_name[0])
+	if ((m->nr_pmus && !pmu) || event != CYCSAMPLE_EVENT_HW_CYCLES || !name[0])
 		return NULL;
-	return m->pmu_name;
+	sbuf_reset(sb);
+	sbuf_printf(sb, "%.32s", name);
+	return sb->buf;
 }
 
 struct sample_key {
@@ -341,7 +351,7 @@ static void add_sample(struct pp *pp, const struct rsample *rs)
 	const struct cycsample_sample *s = prof_rec(rep->p, &rep->p->ev[rs->ev]);
 	size_t first = pp->nr_sample_locs;
 	struct sample_key key;
-	struct sbuf comm = { 0 };
+	struct sbuf comm = { 0 }, pmu = { 0 };
 	int64_t lbl[PP_LABELS];
 	u64 slot = 0;
 	u32 j, idx;
@@ -363,8 +373,9 @@ static void add_sample(struct pp *pp, const struct rsample *rs)
 	lbl[1] = s->tid;
 	lbl[2] = s->cpu;
 	lbl[3] = str(pp, comm.buf);
-	lbl[4] = sample_pmu(rep) ? str(pp, sample_pmu(rep)) : 0;
+	lbl[4] = sample_pmu(rep, s->pmu, &pmu) ? str(pp, pmu.buf) : 0;
 	sbuf_free(&comm);
+	sbuf_free(&pmu);
 	key = (struct sample_key){ .locs = pp->sample_locs + first,
 				   .nr = pp->nr_sample_locs - first,
 				   .lbl = lbl };
@@ -459,6 +470,7 @@ static void pp_free(struct pp *pp)
 	u64map_free(&pp->fn_index);
 	u64map_free(&pp->sample_index);
 	strtab_free(&pp->strs);
+	sbuf_free(&pp->clean);
 }
 
 /* pprof's names for what a period counts. */
@@ -574,26 +586,19 @@ static int gzip(const u8 *in, size_t len, struct sbuf *out)
 
 int report_pprof(const struct report *rep, const char *path)
 {
-	char *tmp = xasprintf("%s.tmp", path);
 	struct sbuf gz = { 0 };
+	struct out_file o;
 	size_t len;
-	FILE *f;
 	u8 *buf;
 	int ret;
 
 	report_pprof_mem(rep, &buf, &len);
 	ret = gzip(buf, len, &gz);
 	free(buf);
-	if (ret)
-		goto out;
-	f = fopen(tmp, "w");
-	if (!f) {
-		ret = -errno;
-		goto out;
-	}
-	ret = commit_file(f, tmp, path, fwrite(gz.buf, 1, gz.len, f) != gz.len ? -EIO : 0);
-out:
-	free(tmp);
+	if (!ret)
+		ret = out_open(&o, path);
+	if (!ret)
+		ret = out_close(&o, fwrite(gz.buf, 1, gz.len, o.f) != gz.len ? -EIO : 0);
 	sbuf_free(&gz);
 	return ret;
 }

@@ -402,13 +402,15 @@ static void emit_frame(FILE *out, const struct ftree *t, const struct fnode *n, 
 int report_svg(const struct report *rep, const char *path, const char *title, u64 *pruned)
 {
 	struct ftree t = { 0 };
-	int height, ret = 0;
+	struct out_file o;
+	int height, ret;
 	FILE *out;
 	u32 i;
 
-	out = fopen(path, "w");
-	if (!out)
-		return -errno;
+	ret = out_open(&o, path);
+	if (ret)
+		return ret;
+	out = o.f;
 	tree_build(&t, rep);
 	height = SVG_TOP + (t.max_depth + 1) * SVG_FRAME_H + SVG_BOTTOM;
 
@@ -449,10 +451,7 @@ int report_svg(const struct report *rep, const char *path, const char *title, u6
 	for (i = 0; i < t.nr; i++)
 		emit_frame(out, &t, &t.n[i], t.total, report_unit(rep), height);
 	fputs("</g>\n</svg>\n", out);
-	if (ferror(out))
-		ret = -EIO;
-	if (fclose(out) && !ret)
-		ret = -errno;
+	ret = out_close(&o, 0);
 	if (pruned)
 		*pruned = t.pruned;
 	free(t.n);

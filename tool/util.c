@@ -231,14 +231,70 @@ void sbuf_free(struct sbuf *sb)
 	sb->alloc = 0;
 }
 
-int commit_file(FILE *f, const char *tmp, const char *path, int err)
+/* A device, FIFO, socket or symbolic link at @path: opened as it is. */
+static int out_open_in_place(struct out_file *o, const char *path)
 {
-	if (fclose(f) && !err)
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+
+	if (fd < 0)
+		return -errno;
+	o->f = fdopen(fd, "w");
+	if (!o->f) {
+		close(fd);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int out_open(struct out_file *o, const char *path)
+{
+	struct stat st;
+	mode_t mask;
+	int fd, err;
+
+	o->path = path;
+	o->tmp = NULL;
+	if (!lstat(path, &st) && !S_ISREG(st.st_mode))
+		return S_ISDIR(st.st_mode) ? -EISDIR : out_open_in_place(o, path);
+	o->tmp = xasprintf("%s.XXXXXX", path);
+	fd = mkstemp(o->tmp);
+	if (fd < 0) {
 		err = -errno;
-	if (!err && rename(tmp, path))
+		goto out_free;
+	}
+	/* mkstemp() makes it 0600; give it the mode fopen() would have */
+	mask = umask(0);
+	umask(mask);
+	o->f = fchmod(fd, 0666 & ~mask) ? NULL : fdopen(fd, "w");
+	if (!o->f) {
+		err = -errno;
+		close(fd);
+		unlink(o->tmp);
+		goto out_free;
+	}
+	return 0;
+
+out_free:
+	free(o->tmp);
+	o->tmp = NULL;
+	return err;
+}
+
+int out_close(struct out_file *o, int err)
+{
+	if (ferror(o->f) && !err)
+		err = -EIO;
+	if (fclose(o->f) && !err)
+		err = -errno;
+	o->f = NULL;
+	if (!o->tmp)
+		return err;
+	if (!err && rename(o->tmp, o->path))
 		err = -errno;
 	if (err)
-		unlink(tmp);
+		unlink(o->tmp);
+	free(o->tmp);
+	o->tmp = NULL;
 	return err;
 }
 
@@ -616,6 +672,27 @@ size_t utf8_char_len(const char *str)
 	    cp == 0xffff)
 		return 0;
 	return n;
+}
+
+const char *utf8_clean(const char *s, struct sbuf *sb)
+{
+	const char *p = s;
+	size_t n;
+
+	while (*p && (n = utf8_char_len(p)))
+		p += n;
+	if (!*p)
+		return s;
+	sbuf_reset(sb);
+	sbuf_add(sb, s, p - s);
+	for (; *p; p += n ? n : 1) {
+		n = utf8_char_len(p);
+		if (n)
+			sbuf_add(sb, p, n);
+		else
+			sbuf_addstr(sb, "\xef\xbf\xbd");
+	}
+	return sb->buf;
 }
 
 u64 now_ns(void)

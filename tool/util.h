@@ -111,11 +111,29 @@ int map_file(const char *path, size_t max, const void **data, size_t *len);
 void unmap_file(const void *data, size_t len);
 
 /*
- * Finish a file written as @tmp through @f: close it and rename it over
- * @path, so readers see the old file or the whole new one; on any error
- * (@err, the caller's, included) @tmp is removed.  Returns 0 or -errno.
+ * An output file (-o, --svg, --pprof) written whole or not at all: a new or
+ * regular file is written under a fresh temporary name beside it (mkstemp:
+ * never a name someone else prepared) and renamed over @path at the end, so
+ * readers see the old file or the whole new one.  Anything else at @path (a
+ * device such as /dev/null, a FIFO, a symbolic link such as /dev/stdout) is
+ * written in place, as a shell's redirection would: a rename would replace
+ * it.
  */
-int commit_file(FILE *f, const char *tmp, const char *path, int err);
+struct out_file {
+	FILE *f;
+	const char *path;
+	char *tmp; /* NULL when written in place */
+};
+
+/* Opens @o->f for @path; 0 or -errno. */
+int out_open(struct out_file *o, const char *path);
+
+/*
+ * Closes @o->f and, unless @err (the caller's) or the close failed, renames
+ * the temporary file over the path; on any error the temporary file is
+ * removed.  Returns 0 or -errno.
+ */
+int out_close(struct out_file *o, int err);
 
 /*
  * Open-addressing hash map from a 64-bit key to a 64-bit value.  Key and
@@ -226,6 +244,13 @@ static inline u64 add_sat(u64 a, u64 b)
  * U+10FFFF, cut short) or encode a code point XML 1.0 forbids.
  */
 size_t utf8_char_len(const char *s);
+
+/*
+ * @s when every character of it passes utf8_char_len(), else a copy in @sb
+ * with U+FFFD for each byte that does not: a comm or a file name may hold
+ * any bytes, and formats such as protobuf strings must be UTF-8.
+ */
+const char *utf8_clean(const char *s, struct sbuf *sb);
 
 /* Monotonic clock in nanoseconds. */
 u64 now_ns(void);

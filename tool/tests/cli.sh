@@ -88,6 +88,8 @@ expect 1 "wrote" "a filter of no sample still writes the capture first" -- \
 	"$tool" -i "$cap" --comm nosuch -o "$tmp/kept.cyc"
 expect 0 "compute" "... and the capture it wrote reports" -- "$tool" -i "$tmp/kept.cyc"
 expect 2 "needs -i" "report without -i: usage error" -- "$tool" report
+expect 2 "'nan' is not a percentage" "--percent-limit nan: usage error" -- \
+	"$tool" -i "$cap" --percent-limit nan
 expect 2 "Try" "unknown option: usage error" -- "$tool" --bogus
 expect 0 "Usage: cycread" "--help" -- "$tool" --help
 expect 0 "cycread 0\." "--version" -- "$tool" --version
@@ -107,6 +109,33 @@ expect 0 "compute" "-i without the report word" -- "$tool" -i "$cap"
 expect 0 "wrote" "report -i A -o B rewrites a capture" -- "$tool" report -i "$cap" -o "$tmp/b.cyc"
 expect 0 "main;do_work;compute 4725000" "the rewritten capture reports the same" -- \
 	"$tool" report -i "$tmp/b.cyc" --folded
+# output files: nothing prepared beside the name is used, and what is not a
+# regular file (a FIFO, a device, a link) is written, not replaced
+echo precious >"$tmp/victim"
+ln -s "$tmp/victim" "$tmp/c.cyc.tmp"
+ln -s "$tmp/victim" "$tmp/c.pb.gz.tmp"
+expect 0 "wrote" "-o FILE: a link at FILE.tmp is left alone" -- \
+	"$tool" report -i "$cap" --pprof "$tmp/c.pb.gz" -o "$tmp/c.cyc"
+expect 0 "^precious$" "... and so is what it points to" -- cat "$tmp/victim"
+expect 0 "compute" "... and FILE is the capture" -- "$tool" report -i "$tmp/c.cyc"
+expect 0 "^640$" "-o FILE: a new file gets the umask's mode" -- \
+	sh -c 'umask 027 && "$1" report -q -i "$2" -o "$3" && stat -c %a "$3"' sh \
+	"$tool" "$cap" "$tmp/m.cyc"
+mkfifo "$tmp/fifo.cyc"
+timeout 20 cat "$tmp/fifo.cyc" >"$tmp/from-fifo.cyc" &
+reader=$!
+expect 0 "wrote" "-o FIFO: written into the FIFO" -- \
+	timeout 20 "$tool" report -i "$cap" -o "$tmp/fifo.cyc"
+wait $reader
+expect 0 "^p" "... which stays a FIFO" -- ls -l "$tmp/fifo.cyc"
+expect 0 "compute" "... and its reader got the capture" -- "$tool" report -i "$tmp/from-fifo.cyc"
+: >"$tmp/real.svg"
+ln -s "$tmp/real.svg" "$tmp/link.svg"
+expect 0 "compute" "--svg LINK: written through the link" -- \
+	"$tool" report -i "$cap" --svg "$tmp/link.svg"
+expect 0 "^l" "... which stays a link" -- ls -l "$tmp/link.svg"
+expect 0 "</svg>" "... to its file" -- cat "$tmp/real.svg"
+expect 1 "Is a directory" "-o DIRECTORY: an error" -- "$tool" report -i "$cap" -q -o "$tmp"
 # options that point at nothing usable are errors, never silent fallbacks
 mkdir -p "$tmp/emptyroot"
 ln -s "$tmp/loop" "$tmp/loop"

@@ -229,6 +229,64 @@ static void weight_and_clock(void)
 	sess_free(&s);
 }
 
+/*
+ * A big.LITTLE session: each sample's pmu label names the PMU it was taken
+ * on, none for a PMU on the software clock; and a comm that is not UTF-8
+ * reaches the string table as UTF-8 (protoc and Go refuse anything else).
+ */
+static void pmus_and_names(void)
+{
+	u64 n[3] = { 0 }, w[3] = { 0 }, want[3] = { 0 };
+	struct sess s;
+	pb_profile *p;
+	size_t i, k;
+	u32 j = 0;
+
+	prof_init(&s.p);
+	maps_init(&s.ms, false);
+	res_init(&s.r, &s.ms, false);
+	synth_build(&s.p, &s.ms, &s.r);
+	s.p.meta.nr_pmus = 3;
+	memcpy(s.p.meta.pmus[0].name, "cortex_a53", 11);
+	memcpy(s.p.meta.pmus[1].name, "cortex_a72", 11);
+	memcpy(s.p.meta.pmus[2].name, "cortex_x1", 10);
+	s.p.meta.pmus[0].event = CYCSAMPLE_EVENT_HW_CYCLES;
+	s.p.meta.pmus[1].event = CYCSAMPLE_EVENT_HW_CYCLES;
+	s.p.meta.pmus[2].event = CYCSAMPLE_EVENT_SW_CPU_CLOCK;
+	for (i = 0; i < s.p.nr_ev; i++) {
+		struct cycsample_sample *sm = (void *)prof_rec(&s.p, &s.p.ev[i]);
+
+		if (s.p.ev[i].type != CYCSAMPLE_REC_SAMPLE)
+			continue;
+		sm->pmu = j++ % 3;
+		want[sm->pmu] += sm->period;
+	}
+	prof_set_comm(&s.p, SY_PID, "caf\xe9");
+	report_build(&s.rep, &s.p, &s.r);
+	p = encode(&s.rep);
+	ok(p != NULL, "three PMUs: unpacked");
+	for (i = 0; p && i < p->n_sample; i++) {
+		const char *pmu = label_str(p, p->sample[i], "pmu");
+
+		k = !pmu ? 2 : !strcmp(pmu, "cortex_a53") ? 0 : !strcmp(pmu, "cortex_a72") ? 1 : 3;
+		if (k < 3) {
+			n[k]++;
+			w[k] += p->sample[i]->value[1];
+		}
+	}
+	ok(n[0] && n[1] && n[2] && w[0] == want[0] && w[1] == want[1] && w[2] == want[2],
+	   "each sample labelled with its own PMU: %llu, %llu and %llu cycles (want %llu, %llu, "
+	   "%llu), none for the clock",
+	   (unsigned long long)w[0], (unsigned long long)w[1], (unsigned long long)w[2],
+	   (unsigned long long)want[0], (unsigned long long)want[1], (unsigned long long)want[2]);
+	if (p)
+		is_str(label_str(p, p->sample[0], "comm"), "caf\xef\xbf\xbd",
+		       "a comm that is not UTF-8: U+FFFD for the stray byte");
+	if (p)
+		perftools__profiles__profile__free_unpacked(p, NULL);
+	sess_free(&s);
+}
+
 static void gzip_file(void)
 {
 	char *path = fx_path("p.pb.gz");
@@ -285,6 +343,7 @@ int main(void)
 	}
 	sess_free(&s);
 	weight_and_clock();
+	pmus_and_names();
 	gzip_file();
 	return tap_done();
 }
