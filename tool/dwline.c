@@ -97,19 +97,36 @@ read_form(struct dwcur *c, const struct dwline_secs *s, u32 offset_size, u64 for
 	return !c->bad;
 }
 
-/* A file @name in @dir: relative names are joined to it when asked for, as libdw does. */
-static void add_file(struct dwline *t, const char *dir, const char *name)
+/* libdw's placeholder of a file that is none: file 0 before DWARF 5, or of no files. */
+static void add_no_file(struct dwline *t)
 {
 	VEC_GROW(t->files, t->nr_files, t->alloc_files);
-	t->files[t->nr_files++] =
-		(struct dwline_file){ .dir = name[0] == '/' ? NULL : dir, .name = name };
+	t->files[t->nr_files++] = (struct dwline_file){ .name = "???" };
 }
 
-void dwline_add_file(struct dwline *t, const char *name)
+/*
+ * A file @name in directory @dir (checked): relative names are joined to
+ * it when asked for, as libdw does.  Before DWARF 5 directory 0 is the
+ * comp_dir (read_tables_v4()): such a name has it already.
+ */
+static void add_file(struct dwline *t, u64 dir, const char *name)
+{
+	bool joined = name[0] != '/' && t->dirs[dir];
+
+	VEC_GROW(t->files, t->nr_files, t->alloc_files);
+	t->files[t->nr_files++] = (struct dwline_file){
+		.dir = joined ? t->dirs[dir] : NULL,
+		.name = name,
+		.in_comp_dir = joined && !dir && t->version < 5,
+	};
+}
+
+void dwline_add_file(struct dwline *t, const char *name, bool in_comp_dir)
 {
 	VEC_GROW(t->files, t->nr_files, t->alloc_files);
-	t->files[t->nr_files++] =
-		(struct dwline_file){ .name = name ? xstrdup(name) : NULL, .owned = true };
+	t->files[t->nr_files++] = (struct dwline_file){ .name = name ? xstrdup(name) : NULL,
+							.owned = true,
+							.in_comp_dir = in_comp_dir };
 }
 
 /* An entry format of DWARF 5: up to 255 (type, form) pairs. */
@@ -182,11 +199,11 @@ static bool read_tables_v5(struct dwcur *c, const struct dwline_secs *s, const s
 	if (c->bad || (nr_files && !fmt->n) || nr_files > (u64)(c->end - c->p))
 		goto out;
 	if (!nr_files)
-		add_file(t, NULL, "???"); /* libdw's placeholder for file 0 */
+		add_no_file(t);
 	for (i = 0; i < nr_files; i++) {
 		if (!read_entry(c, s, h, fmt, &path, &dir) || dir >= nr_dirs)
 			goto out;
-		add_file(t, t->dirs[dir], path);
+		add_file(t, dir, path);
 	}
 	ok = true;
 out:
@@ -208,7 +225,7 @@ static bool read_tables_v4(struct dwcur *c, const char *comp_dir, struct dwline 
 		t->dirs[t->nr_dirs++] = name;
 	}
 	dw_u8(c);
-	add_file(t, NULL, "???");
+	add_no_file(t);
 	while (dw_need(c, 1) && *c->p) {
 		name = dw_str(c);
 		dir = dw_uleb(c);
@@ -216,7 +233,7 @@ static bool read_tables_v4(struct dwcur *c, const char *comp_dir, struct dwline 
 		dw_uleb(c); /* length */
 		if (c->bad || dir >= t->nr_dirs)
 			return false;
-		add_file(t, t->dirs[dir], name);
+		add_file(t, dir, name);
 	}
 	dw_u8(c);
 	return !c->bad;
@@ -383,7 +400,7 @@ extended(const u8 *p, const u8 *end, bool big, u32 addr_size, struct dwline *t)
 		dir = dw_uleb(&c);
 		if (c.bad || dir >= t->nr_dirs)
 			return (struct ext){ .kind = EXT_BAD };
-		add_file(t, t->dirs[dir], name);
+		add_file(t, dir, name);
 		break;
 	default:
 		break; /* set_discriminator and the unknown: their bytes skipped */
@@ -786,6 +803,11 @@ const char *dwline_file(struct dwline *t, u64 idx)
 	if (!f->full)
 		f->full = xasprintf("%s/%s", f->dir, f->name);
 	return f->full;
+}
+
+bool dwline_file_in_comp_dir(const struct dwline *t, u64 idx)
+{
+	return idx < t->nr_files && t->files[idx].in_comp_dir;
 }
 
 const struct dwline_row *dwline_find(const struct dwline *t, u64 addr)

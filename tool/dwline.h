@@ -49,6 +49,7 @@ struct dwline_file {
 	const char *name; /* in the sections, or owned (from another reader) */
 	char *full; /* dir/name, built once; owned */
 	bool owned;
+	bool in_comp_dir; /* dir is DW_AT_comp_dir: directory 0 before DWARF 5 */
 };
 
 struct dwline {
@@ -88,11 +89,19 @@ bool dwline_read(const struct dwline_secs *s, u64 off, u32 addr_size, const char
 const char *dwline_file(struct dwline *t, u64 idx);
 
 /*
- * Add a file or a row (tables built from another reader, libdwfl's
- * relocated DWARF of a .ko); then dwline_sort() once.  Rows past
- * UINT32_MAX - 1 are dropped (their program order would not fit).
+ * Whether that name is joined to the unit's DW_AT_comp_dir already (a
+ * relative name in directory 0 before DWARF 5): addr2line joins the
+ * comp_dir to the others whose directory is relative, not to these.
  */
-void dwline_add_file(struct dwline *t, const char *name);
+bool dwline_file_in_comp_dir(const struct dwline *t, u64 idx);
+
+/*
+ * Add a file (its name as libdw joins it, @in_comp_dir as above) or a row
+ * (tables built from another reader, libdwfl's relocated DWARF of a .ko);
+ * then dwline_sort() once.  Rows past UINT32_MAX - 1 are dropped (their
+ * program order would not fit).
+ */
+void dwline_add_file(struct dwline *t, const char *name, bool in_comp_dir);
 void dwline_add_row(struct dwline *t, u64 addr, u32 file, u32 line, bool end);
 void dwline_sort(struct dwline *t);
 

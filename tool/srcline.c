@@ -84,7 +84,7 @@ struct unit {
 	struct fn_tree *trees;
 	u32 nr_trees;
 	u32 alloc_trees;
-	const char *comp_dir; /* relative file names are relative to it */
+	const char *comp_dir; /* directory 0: relative file names are relative to it */
 	struct dwline lines; /* the line table and its files */
 	struct dwscan *scan; /* its abbreviations for dwscan.c; NULL: libdw walks it */
 	bool scanned_die; /* cu holds what the unit's DIE says; else libdw reads it */
@@ -787,6 +787,28 @@ static void find_secs(struct dso_dwarf *dd)
 }
 
 /*
+ * Whether libdw's @name, of a table before DWARF 5 whose directory 0 (the
+ * comp_dir, @dirs[0]) is relative, is of directory 0: libdw joins a name
+ * to its directory without saying which, so the longest of @dirs the name
+ * starts with tells ("./inc/h.h" is of "./inc", not of ".").
+ */
+static bool libdw_in_comp_dir(const char *const *dirs, size_t nr_dirs, const char *name)
+{
+	size_t i, len, best = 0, longest = 0;
+
+	for (i = 0; i < nr_dirs; i++) {
+		if (!dirs[i])
+			continue;
+		len = strlen(dirs[i]);
+		if (len >= longest && !strncmp(name, dirs[i], len) && name[len] == '/') {
+			best = i;
+			longest = len + 1; /* ties to directory 0, the first */
+		}
+	}
+	return longest && !best;
+}
+
+/*
  * libdwfl's relocated DWARF of a .ko: its line table through libdw, which
  * reads the relocated sections libdwfl keeps, copied into @u's table.
  */
@@ -796,8 +818,8 @@ static bool libdw_lines(struct dso_dwarf *dd, struct unit *u)
 	struct u64map idx = { 0 };
 	Dwarf_Files *files;
 	Dwarf_Lines *lines;
-	size_t nr, nr_files, nr_dirs, i;
-	bool ok = false;
+	size_t nr, nr_files, nr_dirs = 0, i;
+	bool ok = false, rel_dir0;
 
 	if (!libdw_die(dd, u) || dwarf_getsrclines(&u->die, &lines, &nr) ||
 	    dwarf_getsrcfiles(&u->die, &files, &nr_files))
@@ -807,10 +829,13 @@ static bool libdw_lines(struct dso_dwarf *dd, struct unit *u)
 		VEC_GROW(u->lines.dirs, u->lines.nr_dirs, u->lines.alloc_dirs);
 		u->lines.dirs[u->lines.nr_dirs++] = dirs[0];
 	}
+	/* an absolute directory 0 makes its names absolute: nothing to tell */
+	rel_dir0 = u->version < 5 && u->lines.nr_dirs && dirs[0] && dirs[0][0] != '/';
 	for (i = 0; i < nr_files; i++) {
 		const char *name = dwarf_filesrc(files, i, NULL, NULL);
 
-		dwline_add_file(&u->lines, name);
+		dwline_add_file(&u->lines, name,
+				rel_dir0 && name && libdw_in_comp_dir(dirs, nr_dirs, name));
 		if (name)
 			u64map_put(&idx, (uintptr_t)name, i);
 	}
@@ -891,8 +916,8 @@ static bool lines_sane(struct dso_dwarf *dd, struct unit *u)
 	} else if (dd->relocated && !libdw_lines(dd, u)) {
 		return false;
 	}
-	if (t->nr_dirs && t->dirs[0] && t->dirs[0][0] == '/')
-		u->comp_dir = t->dirs[0];
+	if (t->nr_dirs)
+		u->comp_dir = t->dirs[0]; /* relative too: -fdebug-prefix-map=$PWD=. */
 	for (i = 0; i < t->nr_rows && !inside; i++)
 		inside = !t->rows[i].end && unit_has(dd, u, t->rows[i].addr);
 	return inside || !t->nr_rows; /* no lines: nothing wrong with that */
@@ -1204,12 +1229,23 @@ static const struct fn_node *node_info(struct dso_dwarf *dd, struct unit *u, str
 	return n;
 }
 
-/* A file name as addr2line prints it: relative ones under the unit's directory. */
-static const char *abs_file(struct dso_dwarf *dd, struct unit *u, const char *name)
+/*
+ * File @idx of the unit's table as addr2line prints it.  binutils joins
+ * the comp_dir to each relative name whose directory is relative, or none:
+ * a header in ../inc of a unit compiled in ./src (-fdebug-prefix-map
+ * makes both relative) is ./src/../inc/h.h.  Before DWARF 5 the names of
+ * directory 0 have the comp_dir already (./src/m.c).  From DWARF 5 on,
+ * directory 0 is the table's own copy of the comp_dir, and a relative one
+ * gets it once more: ./src/./src/m.c, as addr2line, eu-addr2line and
+ * llvm-addr2line print it.  (An absolute comp_dir makes those names
+ * absolute: only the relative include directories' get it.)
+ */
+static const char *unit_path(struct dso_dwarf *dd, struct unit *u, u64 idx)
 {
+	const char *name = dwline_file(&u->lines, idx);
 	u64 off;
 
-	if (!name || name[0] == '/' || !u->comp_dir)
+	if (!name || name[0] == '/' || !u->comp_dir || dwline_file_in_comp_dir(&u->lines, idx))
 		return name;
 	if (!u64map_get(&dd->abs_files, (uintptr_t)name, &off)) {
 		char *full = xasprintf("%s/%s", u->comp_dir, name);
@@ -1230,7 +1266,7 @@ static const char *unit_file(struct dso_dwarf *dd, struct unit *u, u32 idx)
 {
 	if (idx == NO_FILE || (!idx && u->lines.version < 5))
 		return NULL;
-	return abs_file(dd, u, dwline_file(&u->lines, idx));
+	return unit_path(dd, u, idx);
 }
 
 /* The unit whose aranges begin first above @vaddr, below @end; NULL when none. */
@@ -1268,7 +1304,7 @@ static u32 entry_frame(struct dso *d, struct dso_dwarf *dd, u64 vaddr, struct sr
 	line = dwline_find(&u->lines, vaddr);
 	if (!line)
 		return 0;
-	out[0].file = abs_file(dd, u, dwline_file(&u->lines, line->file));
+	out[0].file = unit_path(dd, u, line->file);
 	out[0].line = line->line;
 	out[0].func = NULL;
 	return 1;
@@ -1291,7 +1327,7 @@ static u32 dwarf_frames(struct dso *d, u64 vaddr, struct src_frame *out, u32 max
 	if (!load_unit(d, dd, u))
 		return 0;
 	line = dwline_find(&u->lines, vaddr);
-	out[0].file = line ? abs_file(dd, u, dwline_file(&u->lines, line->file)) : NULL;
+	out[0].file = line ? unit_path(dd, u, line->file) : NULL;
 	out[0].line = line ? line->line : 0;
 	out[0].func = NULL;
 	nr = 1;

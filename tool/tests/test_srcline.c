@@ -2,14 +2,16 @@
 /*
  * test_srcline - source lines and inline frames against binutils: fixtures
  * built now (C inline functions across a header, C++ templates in nested
- * namespaces inlined into a member function, a GNU C nested function, with
- * -O2 -g), every address of every function resolved through the resolver
- * and compared with what "addr2line -a -f -i -C" prints for it; a function
- * whose symbol starts before its DWARF; the inline frames in the reports
- * (folded, raw, --sort srcline, --no-inline); a capture that reports lines
- * and inline frames with the binary gone; corrupt .debug_info and
- * .debug_line: one warning, symbols kept, no crash, and only the unit or
- * function that is corrupt loses anything, whatever the order of asking.
+ * namespaces inlined into a member function, a GNU C nested function, a
+ * header in a relative include directory of a unit whose comp_dir is
+ * relative, with -O2 -g), every address of every function resolved
+ * through the resolver and compared with what "addr2line -a -f -i -C"
+ * prints for it; a function whose symbol starts before its DWARF; the
+ * inline frames in the reports (folded, raw, --sort srcline, --no-inline);
+ * a capture that reports lines and inline frames with the binary gone;
+ * corrupt .debug_info and .debug_line: one warning, symbols kept, no
+ * crash, and only the unit or function that is corrupt loses anything,
+ * whatever the order of asking.
  */
 #include <elf.h>
 #include <fcntl.h>
@@ -347,6 +349,121 @@ static void test_against_addr2line(void)
 	free(bin);
 }
 
+/* The address of @name's first sample-worthy byte with @depth source frames. */
+static u64 find_addr(struct lt *t, const char *name, u32 depth)
+{
+	u32 i, idx;
+	u64 v;
+
+	for (i = 0; i < t->d->nr_syms; i++) {
+		const struct dso_sym *s = &t->d->syms[i];
+
+		if (strcmp(dso_sym_name(t->d, s), name))
+			continue;
+		for (v = s->start; v < s->end; v++) {
+			idx = res_user(&t->r, LT_PID, 0, lt_addr(t->d, v));
+			if (res_fi(&t->r, idx)->nr_inl + 1U == depth)
+				return lt_addr(t->d, v);
+		}
+	}
+	return 0;
+}
+
+/*
+ * A relative DW_AT_comp_dir, as -fdebug-prefix-map=DIR=. makes it (Debian
+ * builds so): addr2line joins it to the names of relative include
+ * directories too, rows' and call sites' alike, and before DWARF 5 not
+ * again to those of directory 0, which is the comp_dir itself.
+ * fx_relinc.c is built in src/ with its header in ../inc (comp_dir ./src,
+ * as glibc's units in ./stdlib include ../sysdeps), or (@top) in the top
+ * directory with -I./inc (comp_dir ".", as kbuild compiles).
+ */
+struct relinc {
+	const char *name;
+	bool top;
+	int dwarf;
+	/* the frames' files at fx_ri_step inlined into fx_ri_sum, into fx_ri_outer */
+	const char *files;
+};
+
+static const struct relinc relincs[] = {
+	{ "src4", false, 4, "./src/../inc/fx_relinc.h ./src/../inc/fx_relinc.h ./src/fx_relinc.c" },
+	{ "src5", false, 5,
+	  "./src/../inc/fx_relinc.h ./src/../inc/fx_relinc.h ./src/./src/fx_relinc.c" },
+	{ "top4", true, 4, "././inc/fx_relinc.h ././inc/fx_relinc.h ./src/fx_relinc.c" },
+	{ "top5", true, 5, "././inc/fx_relinc.h ././inc/fx_relinc.h ./src/fx_relinc.c" },
+};
+
+/*
+ * The shell command building fx_relinc.c as @ri says, in relinc_NAME/ of
+ * the fixture directory, with the compiler's further @args; $P names
+ * relinc_NAME/.
+ */
+static char *relinc_build(const struct relinc *ri, const char *args)
+{
+	return xasprintf("rm -rf relinc_%s && mkdir -p relinc_%s/src relinc_%s/inc && "
+			 "cp %s/fixtures/fx_relinc.c relinc_%s/src && "
+			 "cp %s/fixtures/fx_relinc.h relinc_%s/inc && "
+			 "(cd relinc_%s && P=$PWD && %s gcc -O2 -gdwarf-%d -fdebug-prefix-map=$P=. "
+			 "%s %s)",
+			 ri->name, ri->name, ri->name, TEST_SRCDIR, ri->name, TEST_SRCDIR, ri->name,
+			 ri->name, ri->top ? "" : "cd src &&", ri->dwarf,
+			 ri->top ? "-I./inc src/fx_relinc.c" : "-I../inc fx_relinc.c", args);
+}
+
+/* The files of the frames at @addr, innermost first, one space between. */
+static char *frame_files(struct lt *t, u64 addr)
+{
+	u32 idx = res_user(&t->r, LT_PID, 0, addr), k;
+	const struct frame_info *fi = res_fi(&t->r, idx);
+	struct sbuf sb = { 0 };
+
+	for (k = 0; k <= fi->nr_inl; k++) {
+		const struct frame_info *g = res_fi(&t->r, k < fi->nr_inl ? fi->inl + k : idx);
+
+		sbuf_printf(&sb, "%s%s", k ? " " : "", res_str(&t->r, g->file));
+	}
+	return sb.buf;
+}
+
+static void test_relative_comp_dir(void)
+{
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(relincs); i++) {
+		const struct relinc *ri = &relincs[i];
+		char *bin = xasprintf("fx_relinc_%s", ri->name), *path = fx_path(bin);
+		char *out = xasprintf("-o $P/../%s", bin), *cmd = relinc_build(ri, out);
+		char *what, *files = NULL;
+		struct lt_stats st;
+		struct lt t;
+		u64 addr;
+
+		ok(!fx_sh("%s && readelf -wi %s | grep -q 'DW_AT_comp_dir.*: [.]'", cmd, bin),
+		   "build fx_relinc.c with a relative comp_dir, DWARF %d, %s", ri->dwarf,
+		   ri->top ? "in ., its header in ./inc" : "in ./src, its header in ../inc");
+		what = xasprintf("a relative comp_dir (%s)", ri->name);
+		st = compare_addr2line(path, what, NULL);
+		ok(st.with_inline > 10 && st.deepest >= 3,
+		   "%s: inline chains three deep, a call site in the header", what);
+		if (lt_open(&t, path)) {
+			addr = find_addr(&t, "fx_ri_outer", 3);
+			files = addr ? frame_files(&t, addr) : NULL;
+			lt_close(&t);
+		}
+		ok(files && !strcmp(files, ri->files), "%s: the files of an inline chain: %s", what,
+		   files ? files : "(none)");
+		if (!files || strcmp(files, ri->files))
+			printf("# want: %s\n", ri->files);
+		free(files);
+		free(what);
+		free(cmd);
+		free(out);
+		free(path);
+		free(bin);
+	}
+}
+
 /* Two resolvers of kallsyms @ks: one to be given kernel files, one without. */
 static void kern_resolvers(struct resolver *r, struct resolver *plain, struct maps *ms,
 			   const char *ks)
@@ -361,19 +478,20 @@ static void kern_resolvers(struct resolver *r, struct resolver *plain, struct ma
 }
 
 /*
- * kallsyms of a module built from fx_inline.c as a relocatable object (a
- * .ko is one), "fx-mod.ko" in kmod/ ('-' and '_' are one in module names),
- * each section's functions at their own kernel address; and every byte of
- * every function as "KADDR SECTION OFFSET" (OFFSET: in the section, as
- * addr2line -j SECTION takes it), a section's addresses together.
+ * kallsyms of a module built as a relocatable object (a .ko is one),
+ * "fx-mod.ko" in $KMOD/ ('-' and '_' are one in module names), each
+ * section's functions at their own kernel address, into $KMOD.kallsyms;
+ * and every byte of every function as "KADDR SECTION OFFSET" (OFFSET: in
+ * the section, as addr2line -j SECTION takes it), a section's addresses
+ * together, into $KMOD.addrs.
  */
 static const char kmod_gen[] =
-	"python3 - <<'EOF'\n"
-	"import re, subprocess\n"
-	"ko = 'kmod/fx-mod.ko'\n"
+	"python3 - \"$KMOD\" <<'EOF'\n"
+	"import re, subprocess, sys\n"
+	"ko = sys.argv[1] + '/fx-mod.ko'\n"
 	"out = subprocess.run(['readelf', '-SsW', ko], capture_output=True, text=True).stdout\n"
 	"secs = dict(re.findall(r'^\\s*\\[\\s*(\\d+)\\] (\\S+)', out, re.M))\n"
-	"ks, addrs = open('kmod.kallsyms', 'w'), open('kmod.addrs', 'w')\n"
+	"ks, addrs = open(sys.argv[1] + '.kallsyms', 'w'), open(sys.argv[1] + '.addrs', 'w')\n"
 	"ks.write('ffffffff81000000 T _stext\\n')\n"
 	"fns = []\n"
 	"for m in re.finditer(r'^\\s*\\d+: ([0-9a-f]+)\\s+(\\d+) FUNC\\s+\\S+\\s+\\S+\\s+(\\d+) (\\S+)',\n"
@@ -389,12 +507,15 @@ static const char kmod_gen[] =
 /*
  * Samples in a module's code: with its .ko found in a --kmod-dir, every
  * address gets the .ko's function, source line and inline frames, the same
- * as addr2line -f -i on the .ko; without it, the kallsyms name alone.
+ * as addr2line -f -i on the .ko; without it, the kallsyms name alone.  The
+ * module: $KMOD/fx-mod.o as the shell command @build leaves it, in @name/
+ * of the fixture directory, at least @min_addrs bytes of code, of them at
+ * least @min_inline in inlined code.
  */
-static void test_kernel_module(void)
+static void test_kernel_module(const char *name, const char *build, u32 min_addrs, u32 min_inline)
 {
-	char *dir = fx_path("kmod"), *ks = fx_path("kmod.kallsyms"),
-	     *addr_list = fx_path("kmod.addrs");
+	char *dir = fx_path(name), *ks = xasprintf("%s.kallsyms", dir),
+	     *addr_list = xasprintf("%s.addrs", dir);
 	char *list = NULL, *theirs, *line, *next;
 	struct sbuf ours = { 0 };
 	u32 addrs = 0, with_inline = 0, differ = 0, idx;
@@ -402,12 +523,13 @@ static void test_kernel_module(void)
 	struct maps ms;
 	size_t len;
 
-	ok(!fx_sh("mkdir -p kmod/extra && gcc -O2 -g -c -I%s/fixtures %s/fixtures/fx_inline.c "
-		  "-o kmod/fx-mod.o && ld -r --build-id=sha1 kmod/fx-mod.o -o kmod/fx-mod.ko && "
-		  "rm kmod/fx-mod.o && %s",
-		  TEST_SRCDIR, TEST_SRCDIR, kmod_gen),
-	   "module fixture: fx_inline.c as a relocatable object with a build-id (ld -r, as "
-	   "kbuild links a .ko), its kallsyms");
+	ok(!fx_sh("KMOD=%s && mkdir -p $KMOD/extra && %s && "
+		  "ld -r --build-id=sha1 $KMOD/fx-mod.o -o $KMOD/fx-mod.ko && "
+		  "rm $KMOD/fx-mod.o && %s",
+		  name, build, kmod_gen),
+	   "module fixture %s: a relocatable object with a build-id (ld -r, as kbuild links a "
+	   ".ko), its kallsyms",
+	   name);
 	kern_resolvers(&r, &plain, &ms, ks);
 	kmods_add_dir(&r.kmods, "/nonexistent");
 	kmods_add_dir(&r.kmods, dir);
@@ -436,15 +558,16 @@ static void test_kernel_module(void)
 			is_str(res_str(&r, res_fi(&r, idx)->dso), "[fx_mod]", "the frame's dso");
 		}
 	}
-	theirs = fx_out("cut -d' ' -f2 kmod.addrs | uniq | while read s; do "
-			"awk -v s=$s '$2 == s { print $3 }' kmod.addrs | "
-			"addr2line -a -f -i -C -e kmod/fx-mod.ko -j $s; done | "
-			"sed 's/ (discriminator [0-9]*)//'");
-	differ = blocks_differ(ours.buf, theirs, "module");
-	ok(addrs > 100 && with_inline > 10 && !differ,
-	   "module code: %u addresses (%u with inline frames), %u differ from addr2line -f -i "
-	   "on the .ko",
-	   addrs, with_inline, differ);
+	theirs = fx_out("cut -d' ' -f2 %s.addrs | uniq | while read s; do "
+			"awk -v s=$s '$2 == s { print $3 }' %s.addrs | "
+			"addr2line -a -f -i -C -e %s/fx-mod.ko -j $s; done | "
+			"sed 's/ (discriminator [0-9]*)//'",
+			name, name, name);
+	differ = blocks_differ(ours.buf, theirs, name);
+	ok(addrs > min_addrs && with_inline > min_inline && !differ,
+	   "module code (%s): %u addresses (%u with inline frames), %u differ from addr2line "
+	   "-f -i on the .ko",
+	   name, addrs, with_inline, differ);
 	free(theirs);
 	free(list);
 	sbuf_free(&ours);
@@ -456,24 +579,22 @@ static void test_kernel_module(void)
 	free(dir);
 }
 
-/* The address of @name's first sample-worthy byte with @depth source frames. */
-static u64 find_addr(struct lt *t, const char *name, u32 depth)
+/*
+ * Relative comp_dirs in a module: libdw reads its relocated line table,
+ * whose names say not which directory they were joined to.
+ */
+static void test_kernel_module_relative(void)
 {
-	u32 i, idx;
-	u64 v;
+	u32 i;
 
-	for (i = 0; i < t->d->nr_syms; i++) {
-		const struct dso_sym *s = &t->d->syms[i];
+	for (i = 0; i < ARRAY_SIZE(relincs); i++) {
+		char *name = xasprintf("kmod_%s", relincs[i].name);
+		char *cmd = relinc_build(&relincs[i], "-c -o $P/../$KMOD/fx-mod.o");
 
-		if (strcmp(dso_sym_name(t->d, s), name))
-			continue;
-		for (v = s->start; v < s->end; v++) {
-			idx = res_user(&t->r, LT_PID, 0, lt_addr(t->d, v));
-			if (res_fi(&t->r, idx)->nr_inl + 1U == depth)
-				return lt_addr(t->d, v);
-		}
+		test_kernel_module(name, cmd, 50, 10);
+		free(cmd);
+		free(name);
 	}
-	return 0;
 }
 
 /* A sample whose one frame is @pc, a user address or (@kernel) a kernel one. */
@@ -1510,6 +1631,9 @@ out:
 	free(bin);
 }
 
+/* fx_inline.c's include directory and path, for a compiler's command line */
+#define FX_INLINE TEST_SRCDIR "/fixtures " TEST_SRCDIR "/fixtures/fx_inline.c"
+
 int main(void)
 {
 	if (!have_tool("addr2line") || !have_tool("objcopy")) {
@@ -1518,6 +1642,7 @@ int main(void)
 	}
 	build_fixtures();
 	test_against_addr2line();
+	test_relative_comp_dir();
 	test_clang_dwarf5();
 	test_nested_no_locals();
 	test_entry_gap(true);
@@ -1527,7 +1652,8 @@ int main(void)
 	test_corrupt_alone();
 	test_looping_siblings();
 	test_aranges_layouts();
-	test_kernel_module();
+	test_kernel_module("kmod", "gcc -O2 -g -c -I" FX_INLINE " -o kmod/fx-mod.o", 100, 10);
+	test_kernel_module_relative();
 	test_kernel_module_capture();
 	test_kernel_module_shared_name();
 	test_kernel_image();
