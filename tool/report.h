@@ -124,7 +124,8 @@ void report_free(struct report *rep);
 /*
  * Keep the samples @o's filters choose and weigh them as @o says.  Returns
  * 0, or -1 with a message in @err when a filter matches no sample (it names
- * the values that would).
+ * the values that would) or when @o's histogram would have more than a
+ * million buckets (it names a width that fits).
  */
 int report_select(struct report *rep, const struct report_opts *o, char *err, size_t errlen);
 
@@ -152,7 +153,10 @@ void report_folded(const struct report *rep, FILE *out);
  * SVG says how many, and so does *@pruned when not NULL.
  */
 int report_svg(const struct report *rep, const char *path, const char *title, u64 *pruned);
-/* Samples and weight per bucket of @secs seconds after the first record. */
+/*
+ * Samples and weight per bucket of @secs seconds after the first record;
+ * report_select() has bounded their count.
+ */
 void report_histogram(const struct report *rep, double secs, FILE *out);
 /* Write a gzip-compressed pprof profile.proto to @path; 0 or -errno. */
 int report_pprof(const struct report *rep, const char *path);

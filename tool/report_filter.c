@@ -244,6 +244,79 @@ static int check_hits(const struct report *rep, const struct report_filter *f,
 	return 0;
 }
 
+/*
+ * A line per bucket, empty or not: a million is a long read already, and a
+ * sample time far past the others (a corrupt record: nothing bounds a
+ * record's time) would otherwise ask for billions of them.
+ */
+#define HIST_MAX_BUCKETS 1000000ULL
+
+static u64 hist_width(double secs)
+{
+	u64 width = (u64)(secs * 1e9 + 0.5);
+
+	return width ? width : 1;
+}
+
+/*
+ * The buckets of @width ns from the --time slice's start (a slice starts at
+ * its own bucket, *@from) to the last sample, at *@last ns after the first
+ * record.
+ */
+static u64 hist_buckets(const struct report *rep, u64 width, u64 *from, u64 *last)
+{
+	u32 i;
+
+	*from = rep->time_from / width;
+	*last = 0;
+	for (i = 0; i < rep->nr_samples; i++)
+		*last = MAX(*last, rep->p->ev[rep->samples[i].ev].time - rep->t0);
+	return rep->nr_samples ? *last / width + 1 - *from : 0;
+}
+
+/* The smallest of 1, 2 and 5 times a power of ten that is not below @secs. */
+static double round_up_width(double secs)
+{
+	static const double steps[] = { 1, 2, 5 };
+	double decade = 1e-6;
+	u32 i;
+
+	for (;; decade *= 10) {
+		for (i = 0; i < ARRAY_SIZE(steps); i++) {
+			if (steps[i] * decade >= secs)
+				return steps[i] * decade;
+		}
+	}
+}
+
+/*
+ * Refuse more than HIST_MAX_BUCKETS buckets, naming the span, the count and
+ * a width that fits.  When the samples span more than twice the session's
+ * recorded length, which no difference between the records' clock and the
+ * one that timed the session explains, a sample's time is likelier wrong
+ * than the width: say so too.
+ */
+static int check_histogram(const struct report *rep, double secs, char *err, size_t errlen)
+{
+	u64 width = hist_width(secs), from, last, nb = hist_buckets(rep, width, &from, &last);
+	u64 duration = rep->p->meta.duration_ns;
+	double fits;
+	int n;
+
+	if (nb <= HIST_MAX_BUCKETS)
+		return 0;
+	/* the slice's start and the last sample may each cost a bucket more */
+	fits = round_up_width((double)(last - from * width) / (HIST_MAX_BUCKETS - 2) / 1e9);
+	n = snprintf(err, errlen,
+		     "--histogram: samples from %.3f to %.3f s make %llu buckets of %g s, "
+		     "more than %llu; try --histogram=%g or wider",
+		     from * width / 1e9, last / 1e9, nb, secs, HIST_MAX_BUCKETS, fits);
+	if (duration && last / 2 > duration && n > 0 && (size_t)n < errlen)
+		snprintf(err + n, errlen - n,
+			 " (the session lasted %.2f s: a corrupt sample time?)", duration / 1e9);
+	return -1;
+}
+
 int report_select(struct report *rep, const struct report_opts *o, char *err, size_t errlen)
 {
 	const struct report_filter *f = &o->filter;
@@ -276,6 +349,8 @@ int report_select(struct report *rep, const struct report_opts *o, char *err, si
 		rep->time_from = f->time_start;
 		rep->time_to = f->time_end;
 	}
+	if (o->histogram > 0 && check_histogram(rep, o->histogram, err, errlen))
+		return -1;
 	rep->by_period = o->weight == WEIGHT_PERIOD;
 	rep->total = 0;
 	rep->total_period = 0;
@@ -290,20 +365,14 @@ int report_select(struct report *rep, const struct report_opts *o, char *err, si
 
 void report_histogram(const struct report *rep, double secs, FILE *out)
 {
-	u64 width = (u64)(secs * 1e9 + 0.5), last = 0, max = 0, from;
+	u64 width = hist_width(secs), max = 0, from, last;
+	u64 nb = hist_buckets(rep, width, &from, &last);
 	const char *unit = report_unit(rep);
-	u64 *w, *nr, nb, b;
+	u64 *w, *nr, b;
 	char title[40];
 	u32 i;
 	int j, uw;
 
-	if (!width)
-		width = 1;
-	/* a --time slice starts at its own bucket */
-	from = rep->time_from / width;
-	for (i = 0; i < rep->nr_samples; i++)
-		last = MAX(last, rep->p->ev[rep->samples[i].ev].time - rep->t0);
-	nb = rep->nr_samples ? last / width + 1 - from : 0;
 	w = xcalloc(nb ? nb : 1, sizeof(*w));
 	nr = xcalloc(nb ? nb : 1, sizeof(*nr));
 	for (i = 0; i < rep->nr_samples; i++) {
@@ -323,8 +392,10 @@ void report_histogram(const struct report *rep, double secs, FILE *out)
 		secs);
 	fprintf(out, "# %11s %12s  Samples  %*s\n", "from (s)", "to (s)", uw, title);
 	for (b = 0; b < nb; b++) {
-		fprintf(out, "  %11.3f %12.3f %8llu  %*.2f%%", (b + from) * width / 1e9,
-			(b + from + 1) * width / 1e9, nr[b], uw - 1, report_pct(w[b], rep->total));
+		/* in double: a wide last bucket may end past 2^64 ns */
+		fprintf(out, "  %11.3f %12.3f %8llu  %*.2f%%", (double)(b + from) * width / 1e9,
+			(double)(b + from + 1) * width / 1e9, nr[b], uw - 1,
+			report_pct(w[b], rep->total));
 		if (max && w[b] * 40 >= max)
 			fputs("  ", out);
 		for (j = 0; max && j < (int)(40 * w[b] / max); j++)

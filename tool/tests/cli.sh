@@ -1,15 +1,18 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# cli.sh CYCREAD CAPTURE [ELF] - the command line: usage errors exit 2, runtime
-# errors exit 1 with a message naming the PID or file and the cause.  ELF, an
-# executable with a symbol main for addr2sym, is CYCREAD itself unless given
-# (CYCREAD may be a script that runs it under valgrind).
+# cli.sh CYCREAD CAPTURE LONG [ELF] - the command line: usage errors exit 2,
+# runtime errors exit 1 with a message naming the PID or file and the cause.
+# LONG is CAPTURE's samples twice, the second time 2^40 ns (18 minutes)
+# later ("mkcapture LONG 34 1099511627776").  ELF, an executable with a
+# symbol main for addr2sym, is CYCREAD itself unless given (CYCREAD may be a
+# script that runs it under valgrind).
 
 set -u
 tool=$1
 cap=$2
-elf=${3:-$tool}
+long=$3
+elf=${4:-$tool}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 n=0
@@ -64,6 +67,13 @@ expect 2 "the limit is not a percentage" "--call-graph caller,x: usage error" --
 expect 0 "---__libc_start_main" "--call-graph caller (value after a space) prints trees" -- \
 	"$tool" -i "$cap" --call-graph caller
 expect 0 "samples per 2 s" "--histogram 2 (value after a space)" -- "$tool" -i "$cap" --histogram 2
+too_long="--histogram: samples from 0.000 to 1099.512 s make 1099512 buckets of 0.001 s,"
+too_long="$too_long more than 1000000; try --histogram=0.002 or wider"
+too_long="$too_long (the session lasted 2.50 s: a corrupt sample time?)"
+expect 1 "$too_long" "--histogram=0.001 over 18 min of a 2.5 s session: exit 1, a width that fits" \
+	-- "$tool" -i "$long" --histogram=0.001
+expect 0 "1099.000     1100.000       17" "--histogram over them: 1100 buckets" -- \
+	"$tool" -i "$long" --histogram
 expect 2 "takes no target or command" "-g callerprog: a command, not a graph order" -- \
 	"$tool" -i "$cap" -g callerprog
 expect 2 "choose one" "--raw with --histogram: usage error" -- "$tool" -i "$cap" --raw --histogram

@@ -76,10 +76,13 @@ else
 fi
 
 # golden reports of the synthetic capture (tests/synth.h), and of the same
-# samples repeated once a second for four seconds (time slices, histogram)
+# samples repeated once a second for four seconds (time slices, histogram);
+# for cli.sh, the samples again 2^40 ns later (a histogram too long)
 gdir=$out/golden
 mkdir -p "$gdir"
-"$out/tests/mkcapture" "$gdir/synth.cyc" && "$out/tests/mkcapture" "$gdir/synth4s.cyc" 68 1000000000
+"$out/tests/mkcapture" "$gdir/synth.cyc" &&
+	"$out/tests/mkcapture" "$gdir/synth4s.cyc" 68 1000000000 &&
+	"$out/tests/mkcapture" "$gdir/long.cyc" 34 1099511627776
 result $? "mkcapture writes the synthetic captures"
 # NAME:ARGS, one a line: tests/golden/NAME.txt is the report with ARGS
 golden_specs="top:
@@ -229,7 +232,7 @@ result $? "go tool pprof: the lines and inline frames of a -g binary, as --raw-d
 result $? "--pprof written by the sanitizer build reads in go tool pprof" "$gdir/asan-pprof.log"
 
 # command line behaviour
-"$here/cli.sh" "$tool" "$gdir/synth.cyc" >"$out/cli.log" 2>&1
+"$here/cli.sh" "$tool" "$gdir/synth.cyc" "$gdir/long.cyc" >"$out/cli.log" 2>&1
 rc=$?
 result $rc "command line ($(grep -c '^ok' "$out/cli.log") checks)" "$out/cli.log"
 
@@ -238,8 +241,8 @@ result $rc "command line ($(grep -c '^ok' "$out/cli.log") checks)" "$out/cli.log
 if [ -n "$memcheck" ]; then
 	printf '#!/bin/sh\nexec %s "%s" "$@"\n' "$memcheck" "$tool" >"$out/cycread-memcheck"
 	chmod +x "$out/cycread-memcheck"
-	"$here/cli.sh" "$out/cycread-memcheck" "$gdir/synth.cyc" "$tool" \
-		>"$out/cli.memcheck.log" 2>&1
+	"$here/cli.sh" "$out/cycread-memcheck" "$gdir/synth.cyc" "$gdir/long.cyc" \
+		"$tool" >"$out/cli.memcheck.log" 2>&1
 	rc=$?
 	result $rc "memcheck: command line ($(grep -c '^ok' "$out/cli.memcheck.log") checks)" \
 		"$out/cli.memcheck.log"
