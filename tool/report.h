@@ -128,6 +128,14 @@ void report_free(struct report *rep);
  * million buckets (it names a width that fits).
  */
 int report_select(struct report *rep, const struct report_opts *o, char *err, size_t errlen);
+/*
+ * Whether @f's --comm, --pid and --tid keep a record of thread @tid of
+ * process @pid; and whether its --time slice holds a record at @time (on
+ * the records' clock).  For the records that are not samples (--raw's).
+ */
+bool report_task_selected(const struct report *rep, const struct report_filter *f, u32 pid,
+			  u32 tid);
+bool report_time_selected(const struct report *rep, const struct report_filter *f, u64 time);
 
 static inline u64 report_weight(const struct report *rep, const struct rsample *rs)
 {

@@ -112,6 +112,40 @@ void report_opts_free(struct report_opts *o)
 	}
 }
 
+static bool is_task_filter(enum filter_kind kind)
+{
+	return kind == FILTER_COMM || kind == FILTER_PID || kind == FILTER_TID;
+}
+
+/* The value --comm, --pid or --tid compares for thread @tid of process @pid. */
+static const char *task_value(const struct report *rep, u32 pid, u32 tid, enum filter_kind kind,
+			      struct sbuf *sb)
+{
+	sbuf_reset(sb);
+	if (kind == FILTER_COMM)
+		report_comm_name(rep, pid, sb);
+	else
+		sbuf_printf(sb, "%u", kind == FILTER_PID ? pid : tid);
+	return sb->buf;
+}
+
+/*
+ * Whether @val names what task_value() gave: a command also by its name
+ * with spaces (the table shows '_').
+ */
+static bool task_value_matches(const struct report *rep, u32 pid, enum filter_kind kind,
+			       const char *got, const char *val)
+{
+	const char *comm;
+
+	if (!strcmp(got, val))
+		return true;
+	if (kind != FILTER_COMM)
+		return false;
+	comm = prof_comm(rep->p, pid);
+	return comm && !strcmp(comm, val);
+}
+
 /* The value a filter compares: NULL when the sample has none (no frame). */
 static const char *sample_value(const struct report *rep, const struct rsample *rs,
 				enum filter_kind kind, struct sbuf *sb)
@@ -119,46 +153,54 @@ static const char *sample_value(const struct report *rep, const struct rsample *
 	const struct cycsample_sample *s = prof_rec(rep->p, &rep->p->ev[rs->ev]);
 	const struct frame_info *fi;
 
+	if (is_task_filter(kind))
+		return task_value(rep, s->pid, s->tid, kind, sb);
 	sbuf_reset(sb);
-	switch (kind) {
-	case FILTER_COMM:
-		report_comm_name(rep, s->pid, sb);
-		return sb->buf;
-	case FILTER_PID:
-		sbuf_printf(sb, "%u", s->pid);
-		return sb->buf;
-	case FILTER_TID:
-		sbuf_printf(sb, "%u", s->tid);
-		return sb->buf;
-	default:
-		break;
-	}
 	if (!rs->nr)
 		return NULL;
 	fi = res_fi(rep->r, rep->frames[rs->first]);
 	return res_str(rep->r, kind == FILTER_DSO ? fi->dso : fi->func);
 }
 
-/*
- * Whether @val names what sample_value() gave: commands also by the name
- * with spaces (the table shows '_'), objects also by their full path.
- */
+/* Whether @val names what sample_value() gave: objects also by their full path. */
 static bool value_matches(const struct report *rep, const struct rsample *rs, enum filter_kind kind,
 			  const char *got, const char *val)
 {
-	const struct cycsample_sample *s;
-	const char *comm;
+	const struct cycsample_sample *s = prof_rec(rep->p, &rep->p->ev[rs->ev]);
 
+	if (is_task_filter(kind))
+		return task_value_matches(rep, s->pid, kind, got, val);
 	if (!strcmp(got, val))
 		return true;
-	if (kind == FILTER_COMM) {
-		s = prof_rec(rep->p, &rep->p->ev[rs->ev]);
-		comm = prof_comm(rep->p, s->pid);
-		return comm && !strcmp(comm, val);
-	}
 	if (kind == FILTER_DSO && rs->nr)
 		return !strcmp(res_str(rep->r, res_fi(rep->r, rep->frames[rs->first])->path), val);
 	return false;
+}
+
+bool report_task_selected(const struct report *rep, const struct report_filter *f, u32 pid, u32 tid)
+{
+	struct sbuf sb = { 0 };
+	bool pass = true;
+	u32 k, i;
+
+	for (k = 0; k < FILTER_KINDS && pass; k++) {
+		const char *got;
+
+		if (!is_task_filter(k) || !f->nr[k])
+			continue;
+		got = task_value(rep, pid, tid, k, &sb);
+		for (i = 0, pass = false; i < f->nr[k] && !pass; i++)
+			pass = task_value_matches(rep, pid, k, got, f->vals[k][i]);
+	}
+	sbuf_free(&sb);
+	return pass;
+}
+
+bool report_time_selected(const struct report *rep, const struct report_filter *f, u64 time)
+{
+	u64 t = time - rep->t0;
+
+	return !f->time || (t >= f->time_start && t < f->time_end);
 }
 
 static bool sample_passes(const struct report *rep, const struct rsample *rs,
@@ -207,14 +249,6 @@ static void list_values(const struct report *rep, enum filter_kind kind, struct 
 		sbuf_addstr(out, "none");
 	strtab_free(&seen);
 	sbuf_free(&sb);
-}
-
-static bool in_slice(const struct report *rep, const struct rsample *rs,
-		     const struct report_filter *f)
-{
-	u64 t = rep->p->ev[rs->ev].time - rep->t0;
-
-	return !f->time || (t >= f->time_start && t < f->time_end);
 }
 
 static int check_hits(const struct report *rep, const struct report_filter *f,
@@ -332,7 +366,7 @@ int report_select(struct report *rep, const struct report_opts *o, char *err, si
 		struct rsample *rs = &rep->samples[i];
 		bool pass = sample_passes(rep, rs, f, hit, &sb);
 
-		if (!in_slice(rep, rs, f))
+		if (!report_time_selected(rep, f, rep->p->ev[rs->ev].time))
 			continue;
 		in_time++;
 		if (pass)

@@ -12,10 +12,13 @@
  *
  * Side records (EXEC, EXIT, LOST) only with --show-task-events and
  * --show-lost-events: a tool that reads every block as a sample would count
- * them as samples.  --raw-details adds what perf script does not print by
- * default: the mode, registers and flags after the event, the source line
- * (when known) after each frame, and the leaf-caller repair's mark after an
- * inserted frame.  The registers are pc, sp, fp and lr, then the dump of
+ * them as samples.  The filters choose them as they choose samples, where
+ * the record has what a filter looks at: --time every one; -p, -t and
+ * --comm an EXEC or EXIT by its task (a LOST record has none); --dso and
+ * --symbol none, since no side record has a frame.  --raw-details adds
+ * what perf script does not print by default: the mode, registers and flags
+ * after the event, the source line (when known) after each frame, and the
+ * leaf-caller repair's mark after an inserted frame.  The registers are pc, sp, fp and lr, then the dump of
  * --regs as "regs NAME:0xVALUE ...", named for the task's layout (AArch64,
  * AArch32 or x86_64).
  */
@@ -148,6 +151,30 @@ static void raw_task(const struct report *rep, const struct prof_event *e, FILE 
 		fprintf(out, "%s EXIT\n\n", sb->buf);
 }
 
+static void raw_lost(const struct report *rep, const struct prof_event *e, FILE *out,
+		     struct sbuf *sb)
+{
+	sbuf_reset(sb);
+	sbuf_addstr(sb, "[lost] -1/-1");
+	raw_when(e->cpu, e->time, sb);
+	fprintf(out, "%s LOST %llu samples\n\n", sb->buf,
+		((const struct cycsample_lost *)prof_rec(rep->p, e))->lost);
+}
+
+/* Whether the filters keep side record @e (see the top of this file). */
+static bool raw_side_selected(const struct report *rep, const struct report_filter *f,
+			      const struct prof_event *e)
+{
+	const struct cycsample_task_event *t;
+
+	if (!report_time_selected(rep, f, e->time))
+		return false;
+	if (e->type == CYCSAMPLE_REC_LOST)
+		return true;
+	t = prof_rec(rep->p, e);
+	return report_task_selected(rep, f, t->pid, t->tid);
+}
+
 void report_raw(const struct report *rep, const struct report_opts *o, FILE *out)
 {
 	struct sbuf sb = { 0 };
@@ -164,17 +191,12 @@ void report_raw(const struct report *rep, const struct report_opts *o, FILE *out
 				raw_sample(rep, &rep->samples[next++], o->raw_details, out, &sb);
 			break;
 		case CYCSAMPLE_REC_LOST:
-			if (!o->show_lost_events)
-				break;
-			sbuf_reset(&sb);
-			sbuf_addstr(&sb, "[lost] -1/-1");
-			raw_when(e->cpu, e->time, &sb);
-			fprintf(out, "%s LOST %llu samples\n\n", sb.buf,
-				((const struct cycsample_lost *)prof_rec(rep->p, e))->lost);
+			if (o->show_lost_events && raw_side_selected(rep, &o->filter, e))
+				raw_lost(rep, e, out, &sb);
 			break;
 		case CYCSAMPLE_REC_EXEC:
 		case CYCSAMPLE_REC_EXIT:
-			if (o->show_task_events)
+			if (o->show_task_events && raw_side_selected(rep, &o->filter, e))
 				raw_task(rep, e, out, &sb);
 			break;
 		}

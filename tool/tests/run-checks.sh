@@ -91,6 +91,8 @@ sort:--sort comm,sym
 sort-tid:--sort tid,sym
 raw:--raw
 raw-details:--raw --raw-details --show-task-events --show-lost-events
+raw-side-time:--raw --show-task-events --show-lost-events --time 0.000002,0.000004
+raw-side-tid:--raw --show-task-events --show-lost-events -t 101
 folded:--folded
 noleaf:--folded --no-leaf-repair
 weight-samples:--weight samples --children

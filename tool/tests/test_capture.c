@@ -2,7 +2,8 @@
 /*
  * test_capture - capture files: a written session reads back into the same
  * reports; every truncation and thousands of random corruptions of a
- * capture end in a clear error or a valid report, never in a crash.
+ * capture end in a clear error or a valid report, never in a crash.  And
+ * which side records (EXEC, EXIT, LOST) --raw prints under the filters.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -541,6 +542,82 @@ static void test_map_order_kept(void)
 	free(path);
 }
 
+/* An EXEC or EXIT of a process that took no sample. */
+static void other_task(struct profile *p, u32 type, u64 time)
+{
+	struct cycsample_task_event t = { .hdr = { type, sizeof(t) }, .time = time };
+
+	t.pid = t.tid = SY_PID + 100;
+	strcpy(t.comm, "sh");
+	sy_add(p, &t);
+}
+
+/* --raw of the synthetic session and a process "sh", with side records and @filter. */
+static char *raw_side(enum filter_kind kind, const char *filter)
+{
+	struct report_opts o = { .raw = true, .show_task_events = true, .show_lost_events = true };
+	const char *why = NULL;
+	struct report rep;
+	char *buf = NULL, err[256] = "";
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct sess s;
+
+	sess_init(&s);
+	synth_build(&s.p, &s.ms, &s.r);
+	other_task(&s.p, CYCSAMPLE_REC_EXEC, 1500);
+	other_task(&s.p, CYCSAMPLE_REC_EXIT, 5800);
+	prof_sort(&s.p);
+	report_build(&rep, &s.p, &s.r);
+	if (filter && !report_parse_filter(&o, kind, filter, &why))
+		ok(0, "filter %s: %s", filter, why);
+	else if (report_select(&rep, &o, err, sizeof(err)))
+		ok(0, "filter %s: %s", filter, err);
+	report_raw(&rep, &o, f);
+	fclose(f);
+	report_free(&rep);
+	report_opts_free(&o);
+	sess_free(&s);
+	return buf;
+}
+
+/*
+ * -p, -t and --comm keep the EXEC and EXIT records of the tasks they name
+ * and every LOST record (it has no task); --dso and --symbol keep them all
+ * (they have no frame).  The --time slice: golden raw-side-time.
+ */
+static void test_raw_side_records(void)
+{
+	static const struct {
+		const char *opt; /* as the command line names the filter */
+		enum filter_kind kind;
+		const char *filter;
+		bool app, sh;
+	} c[] = {
+		{ "(no filter)", FILTER_COMM, NULL, true, true },
+		{ "--comm", FILTER_COMM, "app", true, false },
+		{ "-p", FILTER_PID, "100", true, false },
+		{ "-t", FILTER_TID, "101", false, false },
+		{ "--dso", FILTER_DSO, "app", true, true },
+		{ "--symbol", FILTER_SYMBOL, "compute", true, true },
+	};
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(c); i++) {
+		char *raw = raw_side(c[i].kind, c[i].filter);
+
+		ok(!!strstr(raw, "app 100/100 [000] 0.000001000: EXEC app") == c[i].app &&
+			   !!strstr(raw, "app 100/100 [000] 0.000006000: EXIT") == c[i].app &&
+			   !!strstr(raw, "sh 200/200 [000] 0.000001500: EXEC sh") == c[i].sh &&
+			   !!strstr(raw, "sh 200/200 [000] 0.000005800: EXIT") == c[i].sh &&
+			   strstr(raw, "LOST 3 samples"),
+		   "--raw %s%s%s: app's EXEC and EXIT %s, sh's %s, the LOST record kept", c[i].opt,
+		   c[i].filter ? " " : "", c[i].filter ? c[i].filter : "",
+		   c[i].app ? "kept" : "left out", c[i].sh ? "kept" : "left out");
+		free(raw);
+	}
+}
+
 int main(void)
 {
 	char *path = fx_path("s.cyc"), *a, *b = NULL, *data, *pc_data, err[256];
@@ -615,5 +692,6 @@ int main(void)
 	test_write_memory_bounded();
 	test_svg_utf8();
 	test_symfs();
+	test_raw_side_records();
 	return tap_done();
 }
