@@ -267,7 +267,7 @@ TEST_F(security, configure_is_eacces_once_perf_event_paranoid_is_3)
 	EXPECT_EQ(EACCES, configure_after(_metadata, paranoid_to_3));
 }
 
-/* The administrator's switch reaches descriptors opened before it. */
+/* The administrator's switch reaches the next CONFIGURE of a descriptor opened before it. */
 TEST_F(security, configure_is_eacces_once_unprivileged_is_0)
 {
 	SEC_BEGIN(1);

@@ -625,6 +625,12 @@ static int output(struct options *o, struct profile *p, struct maps *ms, struct 
 	} else if (o->rep.folded) {
 		report_folded(&rep, stdout);
 	} else if (o->rep.histogram > 0) {
+		/* after -o, --svg and --pprof: a histogram too long costs them nothing */
+		if (report_histogram_check(&rep, o->rep.histogram, err, sizeof(err))) {
+			pr_err("%s", err);
+			ret = EXIT_RUNTIME;
+			goto out;
+		}
 		report_header(&rep, stdout);
 		report_histogram(&rep, o->rep.histogram, stdout);
 	} else {
@@ -666,6 +672,26 @@ static int check_dir(const char *opt, const char *path)
 	return check_path(opt, path, true);
 }
 
+/*
+ * A capture is written with seeks back to each section's header, so -o
+ * cannot be a pipe: said before a session records anything, not after.
+ * A directory, too.
+ */
+static int check_output(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st))
+		return 0; /* a new file */
+	if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || S_ISDIR(st.st_mode)) {
+		pr_err("-o %s: %s", path,
+		       S_ISDIR(st.st_mode) ? "a directory"
+					   : "a capture file needs seeking: not a pipe or socket");
+		return EXIT_RUNTIME;
+	}
+	return 0;
+}
+
 static int check_options(const struct options *o)
 {
 	const char *urls = getenv("DEBUGINFOD_URLS"), *why;
@@ -677,6 +703,8 @@ static int check_options(const struct options *o)
 	if (o->kmod_dir && check_dir("--kmod-dir", o->kmod_dir))
 		return EXIT_RUNTIME;
 	if (o->vmlinux && check_path("--vmlinux", o->vmlinux, false))
+		return EXIT_RUNTIME;
+	if (o->output && check_output(o->output))
 		return EXIT_RUNTIME;
 	if (o->debuginfod && !debuginfod_available(&why)) {
 		pr_err("--debuginfod: %s", why);

@@ -124,8 +124,7 @@ void report_free(struct report *rep);
 /*
  * Keep the samples @o's filters choose and weigh them as @o says.  Returns
  * 0, or -1 with a message in @err when a filter matches no sample (it names
- * the values that would) or when @o's histogram would have more than a
- * million buckets (it names a width that fits).
+ * the values that would).
  */
 int report_select(struct report *rep, const struct report_opts *o, char *err, size_t errlen);
 /*
@@ -162,8 +161,13 @@ void report_folded(const struct report *rep, FILE *out);
  */
 int report_svg(const struct report *rep, const char *path, const char *title, u64 *pruned);
 /*
+ * 0 when a histogram of @secs buckets is at most a million lines long, else
+ * -1 with a message in @err naming the span and a width that fits.
+ */
+int report_histogram_check(const struct report *rep, double secs, char *err, size_t errlen);
+/*
  * Samples and weight per bucket of @secs seconds after the first record;
- * report_select() has bounded their count.
+ * report_histogram_check() has bounded their count.
  */
 void report_histogram(const struct report *rep, double secs, FILE *out);
 /* Write a gzip-compressed pprof profile.proto to @path; 0 or -errno. */

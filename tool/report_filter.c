@@ -330,7 +330,7 @@ static double round_up_width(double secs)
  * one that timed the session explains, a sample's time is likelier wrong
  * than the width: say so too.
  */
-static int check_histogram(const struct report *rep, double secs, char *err, size_t errlen)
+int report_histogram_check(const struct report *rep, double secs, char *err, size_t errlen)
 {
 	u64 width = hist_width(secs), from, last, nb = hist_buckets(rep, width, &from, &last);
 	u64 duration = rep->p->meta.duration_ns;
@@ -383,8 +383,6 @@ int report_select(struct report *rep, const struct report_opts *o, char *err, si
 		rep->time_from = f->time_start;
 		rep->time_to = f->time_end;
 	}
-	if (o->histogram > 0 && check_histogram(rep, o->histogram, err, errlen))
-		return -1;
 	rep->by_period = o->weight == WEIGHT_PERIOD;
 	rep->total = 0;
 	rep->total_period = 0;

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -246,6 +247,40 @@ static int out_open_in_place(struct out_file *o, const char *path)
 	return 0;
 }
 
+/*
+ * Written into, never replaced: a device, FIFO or socket (itself or behind
+ * a link), and a link to a descriptor's file (/dev/stdout, made by a
+ * shell's redirection).  A link to a regular file, or to nothing, is
+ * replaced like a file: a link prepared at the name never leads the write
+ * elsewhere, and a capture read through it (-i) stays whole.
+ */
+static bool out_in_place(const char *path)
+{
+	struct stat st;
+	char to[7];
+
+	if (lstat(path, &st) || stat(path, &st))
+		return false;
+	if (!S_ISREG(st.st_mode))
+		return true;
+	return readlink(path, to, sizeof(to)) == sizeof(to) && !memcmp(to, "/proc/", 6);
+}
+
+/* Interrupts wait while a temporary file exists, so that none is left. */
+static void out_block_signals(struct out_file *o, bool block)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	if (block)
+		sigprocmask(SIG_BLOCK, &set, &o->saved_mask);
+	else
+		sigprocmask(SIG_SETMASK, &o->saved_mask, NULL);
+}
+
 int out_open(struct out_file *o, const char *path)
 {
 	struct stat st;
@@ -254,10 +289,13 @@ int out_open(struct out_file *o, const char *path)
 
 	o->path = path;
 	o->tmp = NULL;
-	if (!lstat(path, &st) && !S_ISREG(st.st_mode))
-		return S_ISDIR(st.st_mode) ? -EISDIR : out_open_in_place(o, path);
+	if (!stat(path, &st) && S_ISDIR(st.st_mode))
+		return -EISDIR;
+	if (out_in_place(path))
+		return out_open_in_place(o, path);
+	out_block_signals(o, true);
 	o->tmp = xasprintf("%s.XXXXXX", path);
-	fd = mkstemp(o->tmp);
+	fd = mkostemp(o->tmp, O_CLOEXEC);
 	if (fd < 0) {
 		err = -errno;
 		goto out_free;
@@ -277,6 +315,10 @@ int out_open(struct out_file *o, const char *path)
 out_free:
 	free(o->tmp);
 	o->tmp = NULL;
+	out_block_signals(o, false);
+	/* a file we may write in a directory we may not: written in place */
+	if ((err == -EACCES || err == -EPERM) && !access(path, W_OK))
+		return out_open_in_place(o, path);
 	return err;
 }
 
@@ -295,6 +337,7 @@ int out_close(struct out_file *o, int err)
 		unlink(o->tmp);
 	free(o->tmp);
 	o->tmp = NULL;
+	out_block_signals(o, false);
 	return err;
 }
 

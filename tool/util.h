@@ -6,6 +6,7 @@
 #ifndef CYCREAD_UTIL_H
 #define CYCREAD_UTIL_H
 
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -111,21 +112,23 @@ int map_file(const char *path, size_t max, const void **data, size_t *len);
 void unmap_file(const void *data, size_t len);
 
 /*
- * An output file (-o, --svg, --pprof) written whole or not at all: a new or
- * regular file is written under a fresh temporary name beside it (mkstemp:
- * never a name someone else prepared) and renamed over @path at the end, so
- * readers see the old file or the whole new one.  Anything else at @path (a
- * device such as /dev/null, a FIFO, a symbolic link such as /dev/stdout) is
- * written in place, as a shell's redirection would: a rename would replace
- * it.
+ * An output file (-o, --svg, --pprof) written whole or not at all: it is
+ * written under a fresh temporary name beside @path (mkstemp: never a name
+ * someone else prepared) and renamed over @path at the end, so readers see
+ * the old file or the whole new one; a symbolic link at @path is replaced
+ * like a file.  A device such as /dev/null, a FIFO or a socket (also behind
+ * a link), and a link to a descriptor's file (/dev/stdout), are written in
+ * place, as a shell's redirection would: a rename would replace them.  So is
+ * a writable file in a directory where no file can be made.
  */
 struct out_file {
 	FILE *f;
 	const char *path;
 	char *tmp; /* NULL when written in place */
+	sigset_t saved_mask; /* SIGINT, SIGTERM, SIGHUP wait while @tmp exists */
 };
 
-/* Opens @o->f for @path; 0 or -errno. */
+/* Opens @o->f for @path; 0 or -errno (-EISDIR for a directory). */
 int out_open(struct out_file *o, const char *path);
 
 /*

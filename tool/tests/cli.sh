@@ -72,6 +72,9 @@ too_long="$too_long more than 1000000; try --histogram=0.002 or wider"
 too_long="$too_long (the session lasted 2.50 s: a corrupt sample time?)"
 expect 1 "$too_long" "--histogram=0.001 over 18 min of a 2.5 s session: exit 1, a width that fits" \
 	-- "$tool" -i "$long" --histogram=0.001
+expect 1 "$too_long" "... also with --pprof, which it writes first" -- \
+	"$tool" -i "$long" --histogram=0.001 --pprof "$tmp/long.pb.gz"
+expect 0 "^ok$" "... whole" -- sh -c 'gzip -t "$1" && echo ok' sh "$tmp/long.pb.gz"
 expect 0 "1099.000     1100.000       17" "--histogram over them: 1100 buckets" -- \
 	"$tool" -i "$long" --histogram
 expect 2 "takes no target or command" "-g callerprog: a command, not a graph order" -- \
@@ -119,8 +122,8 @@ expect 0 "compute" "-i without the report word" -- "$tool" -i "$cap"
 expect 0 "wrote" "report -i A -o B rewrites a capture" -- "$tool" report -i "$cap" -o "$tmp/b.cyc"
 expect 0 "main;do_work;compute 4725000" "the rewritten capture reports the same" -- \
 	"$tool" report -i "$tmp/b.cyc" --folded
-# output files: nothing prepared beside the name is used, and what is not a
-# regular file (a FIFO, a device, a link) is written, not replaced
+# output files: nothing prepared beside the name is used, a link at the name
+# is replaced like a file, and a FIFO, a device or /dev/stdout is written into
 echo precious >"$tmp/victim"
 ln -s "$tmp/victim" "$tmp/c.cyc.tmp"
 ln -s "$tmp/victim" "$tmp/c.pb.gz.tmp"
@@ -131,21 +134,36 @@ expect 0 "compute" "... and FILE is the capture" -- "$tool" report -i "$tmp/c.cy
 expect 0 "^640$" "-o FILE: a new file gets the umask's mode" -- \
 	sh -c 'umask 027 && "$1" report -q -i "$2" -o "$3" && stat -c %a "$3"' sh \
 	"$tool" "$cap" "$tmp/m.cyc"
-mkfifo "$tmp/fifo.cyc"
-timeout 20 cat "$tmp/fifo.cyc" >"$tmp/from-fifo.cyc" &
-reader=$!
-expect 0 "wrote" "-o FIFO: written into the FIFO" -- \
+mkfifo "$tmp/fifo.cyc" "$tmp/fifo.pb.gz"
+expect 1 "needs seeking: not a pipe" "-o FIFO: refused (a capture is written with seeks)" -- \
 	timeout 20 "$tool" report -i "$cap" -o "$tmp/fifo.cyc"
+timeout 60 cat "$tmp/fifo.pb.gz" >"$tmp/from-fifo.pb.gz" &
+reader=$!
+expect 0 "compute" "--pprof FIFO: written into the FIFO" -- \
+	timeout 20 "$tool" report -i "$cap" --pprof "$tmp/fifo.pb.gz"
 wait $reader
-expect 0 "^p" "... which stays a FIFO" -- ls -l "$tmp/fifo.cyc"
-expect 0 "compute" "... and its reader got the capture" -- "$tool" report -i "$tmp/from-fifo.cyc"
+expect 0 "^p" "... which stays a FIFO" -- ls -l "$tmp/fifo.pb.gz"
+expect 0 "^ok$" "... and its reader got the profile" -- \
+	sh -c 'gzip -t "$1" && echo ok' sh "$tmp/from-fifo.pb.gz"
+expect 0 "^ok$" "--pprof /dev/stdout into a file: written through, not replaced" -- \
+	sh -c '"$1" report -q -i "$2" --pprof /dev/stdout >"$3" && gzip -t "$3" && echo ok' sh \
+	"$tool" "$cap" "$tmp/stdout.pb.gz"
+cp "$tmp/b.cyc" "$tmp/b-copy.cyc"
+ln -s "$tmp/b.cyc" "$tmp/latest.cyc"
+expect 0 "wrote" "-i LINK -o LINK: the link replaced by the new capture" -- \
+	"$tool" report -i "$tmp/latest.cyc" -o "$tmp/latest.cyc"
+expect 0 "^-" "... which is a file now" -- ls -l "$tmp/latest.cyc"
+expect 0 "^same$" "... and the capture it pointed to is whole" -- \
+	sh -c 'cmp "$1" "$2" && echo same' sh "$tmp/b.cyc" "$tmp/b-copy.cyc"
 : >"$tmp/real.svg"
 ln -s "$tmp/real.svg" "$tmp/link.svg"
-expect 0 "compute" "--svg LINK: written through the link" -- \
-	"$tool" report -i "$cap" --svg "$tmp/link.svg"
-expect 0 "^l" "... which stays a link" -- ls -l "$tmp/link.svg"
-expect 0 "</svg>" "... to its file" -- cat "$tmp/real.svg"
-expect 1 "Is a directory" "-o DIRECTORY: an error" -- "$tool" report -i "$cap" -q -o "$tmp"
+expect 0 "compute" "--svg LINK: written" -- "$tool" report -i "$cap" --svg "$tmp/link.svg"
+expect 0 "</svg>" "... into a file of its own" -- cat "$tmp/link.svg"
+expect 0 "^0$" "... leaving what the link pointed to alone" -- stat -c %s "$tmp/real.svg"
+expect 1 "a directory" "-o DIRECTORY: an error" -- "$tool" report -i "$cap" -q -o "$tmp"
+expect 1 "Is a directory" "--svg DIRECTORY: an error" -- "$tool" report -i "$cap" -q --svg "$tmp"
+expect 0 "^none$" "no temporary file left by any of them" -- \
+	sh -c 'ls "$1" | grep -E "\.[A-Za-z0-9]{6}$" || echo none' sh "$tmp"
 # options that point at nothing usable are errors, never silent fallbacks
 mkdir -p "$tmp/emptyroot"
 ln -s "$tmp/loop" "$tmp/loop"

@@ -151,7 +151,7 @@ vmlinux_checks()
 		return 0
 	fi
 	st=0
-	valgrind -q --error-exitcode=99 "$hc/cycread" report -i "$out/kmod.cyc" \
+	timeout 900 valgrind -q --error-exitcode=99 "$hc/cycread" report -i "$out/kmod.cyc" \
 		--vmlinux "$vml" --raw --raw-details >"$out/kmod-vml.memcheck.txt" \
 		2>"$out/kmod-vml.memcheck.err" || st=1
 	cmp -s "$out/kmod-vml.txt" "$out/kmod-vml.memcheck.txt" || st=1
