@@ -113,8 +113,12 @@ struct dso_dwarf {
 	u32 nr_ranges;
 	u32 alloc_ranges;
 	struct ivindex index;
-	struct u64map abs_files; /* libdw's file name (pointer) -> offset in abs_names */
-	struct strpool abs_names;
+	/*
+	 * A line table's file name (pointer) -> the same joined to comp_dir,
+	 * a string of its own: a frame's names are held while its callers'
+	 * are made, so none may move.
+	 */
+	struct u64map abs_files;
 	u64 bias; /* the dso's addresses minus the DWARF's (a .ko laid out by libdwfl) */
 	bool borrowed; /* dw belongs to libdwfl (dso_use_dwarf) */
 	bool relocated; /* libdwfl relocated it (a .ko): libdw reads it, not dwline.c, dwscan.c */
@@ -1243,18 +1247,15 @@ static const struct fn_node *node_info(struct dso_dwarf *dd, struct unit *u, str
 static const char *unit_path(struct dso_dwarf *dd, struct unit *u, u64 idx)
 {
 	const char *name = dwline_file(&u->lines, idx);
-	u64 off;
+	u64 full;
 
 	if (!name || name[0] == '/' || !u->comp_dir || dwline_file_in_comp_dir(&u->lines, idx))
 		return name;
-	if (!u64map_get(&dd->abs_files, (uintptr_t)name, &off)) {
-		char *full = xasprintf("%s/%s", u->comp_dir, name);
-
-		off = strpool_add(&dd->abs_names, full);
-		free(full);
-		u64map_put(&dd->abs_files, (uintptr_t)name, off);
+	if (!u64map_get(&dd->abs_files, (uintptr_t)name, &full)) {
+		full = (uintptr_t)xasprintf("%s/%s", u->comp_dir, name);
+		u64map_put(&dd->abs_files, (uintptr_t)name, full);
 	}
-	return strpool_str(&dd->abs_names, off);
+	return (const char *)(uintptr_t)full;
 }
 
 /*
@@ -1412,6 +1413,16 @@ u32 dso_src_frames(struct dso *d, u64 vaddr, struct src_frame *out, u32 max)
 	return d->elf || d->dwarf ? dwarf_frames(d, vaddr, out, max) : 0;
 }
 
+static void free_abs_files(struct dso_dwarf *dd)
+{
+	size_t pos = 0;
+	u64 name, full;
+
+	while (u64map_next(&dd->abs_files, &pos, &name, &full))
+		free((char *)(uintptr_t)full);
+	u64map_free(&dd->abs_files);
+}
+
 void dso_src_free(struct dso *d)
 {
 	struct dso_dwarf *dd = d->dwarf;
@@ -1438,8 +1449,7 @@ void dso_src_free(struct dso *d)
 		free(dd->ranges);
 		iv_free(&dd->index);
 		free(dd->aranges);
-		u64map_free(&dd->abs_files);
-		strpool_free(&dd->abs_names);
+		free_abs_files(dd);
 		if (dd->dw && !dd->borrowed)
 			dwarf_end(dd->dw);
 		free(dd);
