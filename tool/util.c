@@ -232,7 +232,7 @@ void sbuf_free(struct sbuf *sb)
 	sb->alloc = 0;
 }
 
-/* A device, FIFO, socket or symbolic link at @path: opened as it is. */
+/* What out_in_place() chose, or a file where no file can be made beside: opened as it is. */
 static int out_open_in_place(struct out_file *o, const char *path)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
@@ -254,14 +254,11 @@ static int out_open_in_place(struct out_file *o, const char *path)
  * replaced like a file: a link prepared at the name never leads the write
  * elsewhere, and a capture read through it (-i) stays whole.
  */
-static bool out_in_place(const char *path)
+static bool out_in_place(const char *path, const struct stat *st)
 {
-	struct stat st;
 	char to[7];
 
-	if (lstat(path, &st) || stat(path, &st))
-		return false;
-	if (!S_ISREG(st.st_mode))
+	if (!S_ISREG(st->st_mode))
 		return true;
 	return readlink(path, to, sizeof(to)) == sizeof(to) && !memcmp(to, "/proc/", 6);
 }
@@ -289,10 +286,13 @@ int out_open(struct out_file *o, const char *path)
 
 	o->path = path;
 	o->tmp = NULL;
-	if (!stat(path, &st) && S_ISDIR(st.st_mode))
-		return -EISDIR;
-	if (out_in_place(path))
-		return out_open_in_place(o, path);
+	/* what the name leads to; nothing there (a new name, a dangling link): replaced */
+	if (!stat(path, &st)) {
+		if (S_ISDIR(st.st_mode))
+			return -EISDIR;
+		if (out_in_place(path, &st))
+			return out_open_in_place(o, path);
+	}
 	out_block_signals(o, true);
 	o->tmp = xasprintf("%s.XXXXXX", path);
 	fd = mkostemp(o->tmp, O_CLOEXEC);
