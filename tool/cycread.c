@@ -8,6 +8,7 @@
  * print them and capture.c saves or loads a whole session.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
@@ -672,24 +673,70 @@ static int check_dir(const char *opt, const char *path)
 	return check_path(opt, path, true);
 }
 
+/* Can a capture be written at @path, a character device: seeks and all? */
+static const char *check_output_device(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	const char *why = NULL;
+
+	if (fd < 0)
+		return strerror(errno);
+	if (lseek(fd, 0, SEEK_CUR) < 0)
+		why = "a capture file needs seeking: not a terminal or a device without it";
+	close(fd);
+	return why;
+}
+
+/*
+ * Is @path the capture -i reads, in a directory that takes no new file?
+ * Such a file is written in place (util.c, out_open()): truncated while it
+ * is mapped and read.
+ */
+static bool check_output_is_input(const char *path, const struct stat *st, const char *input)
+{
+	char *dir, *slash;
+	struct stat in;
+	bool ret;
+
+	if (!input || stat(input, &in) || in.st_dev != st->st_dev || in.st_ino != st->st_ino)
+		return false;
+	dir = xstrdup(path);
+	slash = strrchr(dir, '/');
+	if (slash == dir)
+		slash[1] = '\0'; /* a file in / */
+	else if (slash)
+		*slash = '\0';
+	ret = access(slash ? dir : ".", W_OK) != 0;
+	free(dir);
+	return ret;
+}
+
 /*
  * A capture is written with seeks back to each section's header, so -o
- * cannot be a pipe: said before a session records anything, not after.
- * A directory, too.
+ * cannot be a pipe, a socket or a terminal: said before a session records
+ * anything, not after.  A directory, too; and the capture being read,
+ * where it could only be written in place.
  */
-static int check_output(const char *path)
+static int check_output(const char *path, const char *input)
 {
+	const char *why = NULL;
 	struct stat st;
 
 	if (stat(path, &st))
 		return 0; /* a new file */
-	if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || S_ISDIR(st.st_mode)) {
-		pr_err("-o %s: %s", path,
-		       S_ISDIR(st.st_mode) ? "a directory"
-					   : "a capture file needs seeking: not a pipe or socket");
-		return EXIT_RUNTIME;
-	}
-	return 0;
+	if (S_ISDIR(st.st_mode))
+		why = "a directory";
+	else if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))
+		why = "a capture file needs seeking: not a pipe or socket";
+	else if (S_ISCHR(st.st_mode))
+		why = check_output_device(path);
+	else if (check_output_is_input(path, &st, input))
+		why = "the capture -i reads, in a directory where no file can be made: "
+		      "it would be overwritten while it is read (write it elsewhere)";
+	if (!why)
+		return 0;
+	pr_err("-o %s: %s", path, why);
+	return EXIT_RUNTIME;
 }
 
 static int check_options(const struct options *o)
@@ -704,7 +751,7 @@ static int check_options(const struct options *o)
 		return EXIT_RUNTIME;
 	if (o->vmlinux && check_path("--vmlinux", o->vmlinux, false))
 		return EXIT_RUNTIME;
-	if (o->output && check_output(o->output))
+	if (o->output && check_output(o->output, o->input))
 		return EXIT_RUNTIME;
 	if (o->debuginfod && !debuginfod_available(&why)) {
 		pr_err("--debuginfod: %s", why);
