@@ -712,12 +712,43 @@ static bool storm_one_ended_since(struct storm *st, unsigned long first, uint64_
 	return false;
 }
 
+/*
+ * A round that judged no worker: say why, for whoever reads a failure of
+ * "0 workers judged" (were workers born in it, did they end before STOP,
+ * with how much CPU time?).  At most ten such lines a test.
+ */
+static void storm_log_unjudged(struct __test_metadata *_metadata, unsigned int round,
+			       const struct storm *st, unsigned long first, unsigned long n,
+			       uint64_t started, uint64_t stopping, const struct cs_recs *recs)
+{
+	unsigned long born = 0, ended = 0, short_cpu = 0, i;
+	struct cs_counts c;
+
+	for (i = first; i < n; i++) {
+		const struct storm_worker *w = &st->w[i];
+		uint64_t end = storm_ended(w);
+
+		if (w->mono_start < started)
+			continue;
+		born++;
+		if (!end || end > stopping)
+			continue;
+		ended++;
+		short_cpu += w->cpu_ns < 20000000;
+	}
+	cs_count(recs, &c);
+	TH_LOG("round %u judged none: %lu workers began in its %llu ms, %lu ended before STOP, "
+	       "%lu of those with < 20 ms of CPU; %lu samples, %llu lost",
+	       round, born, (unsigned long long)(stopping - started) / 1000000, ended, short_cpu,
+	       c.samples, (unsigned long long)c.lost);
+}
+
 static void storm_run(struct __test_metadata *_metadata, FIXTURE_DATA(stress) * self, bool wide)
 {
 	/* a wide round takes twice as long; before forks.c, 6 of 40 left a lineage dark (6.1) */
 	unsigned int rounds = SHORT_OR_LONG(wide ? 20 : 40, 600), round, lineage;
 	unsigned long judged = 0, dark = 0, dark_rounds = 0, samples = 0, in_start = 0;
-	unsigned long first = 0, hops0, again = 0;
+	unsigned long first = 0, hops0, again = 0, unjudged_rounds = 0;
 	struct cycsample_config cfg;
 	struct storm *st;
 	int err = 0;
@@ -742,7 +773,7 @@ static void storm_run(struct __test_metadata *_metadata, FIXTURE_DATA(stress) * 
 	CS_ASSERT_SESSION(&self->s, &cfg);
 	hops0 = st->hops;
 	for (round = 0; round < rounds; round++) {
-		unsigned long dark_in[STORM_LINEAGES] = { 0 }, n;
+		unsigned long dark_in[STORM_LINEAGES] = { 0 }, n, judged0 = judged;
 		uint64_t started, stopping;
 		bool any_dark = false;
 
@@ -794,6 +825,9 @@ static void storm_run(struct __test_metadata *_metadata, FIXTURE_DATA(stress) * 
 			any_dark = true;
 		}
 		dark_rounds += any_dark;
+		if (judged == judged0 && unjudged_rounds++ < 10)
+			storm_log_unjudged(_metadata, round, st, first, n, started, stopping,
+					   &self->recs);
 		if (any_dark) {
 			struct cs_counts c;
 
@@ -810,11 +844,11 @@ static void storm_run(struct __test_metadata *_metadata, FIXTURE_DATA(stress) * 
 	}
 	cs_write_file(CS_CPU_TIME_PERCENT, pct);
 	cs_kill(pid);
-	TH_LOG("%s: %u START rounds (%lu tried again after EAGAIN), %lu relay hops, "
-	       "%lu workers judged, %lu samples of them, %lu without a sample (%lu of them cloned "
-	       "during START) in %lu rounds, %llu s",
-	       wide ? "wide" : "pthread", round, again, st->hops - hops0, judged, samples, dark,
-	       in_start, dark_rounds, (unsigned long long)(cs_now_ms() - t0) / 1000);
+	TH_LOG("%s: %u START rounds (%lu tried again after EAGAIN, %lu judged none), "
+	       "%lu relay hops, %lu workers judged, %lu samples of them, %lu without a sample "
+	       "(%lu of them cloned during START) in %lu rounds, %llu s",
+	       wide ? "wide" : "pthread", round, again, unjudged_rounds, st->hops - hops0, judged,
+	       samples, dark, in_start, dark_rounds, (unsigned long long)(cs_now_ms() - t0) / 1000);
 	EXPECT_EQ(rounds, round) TH_LOG("START failed in round %u: %s", round, strerror(err));
 	EXPECT_LT(0, judged);
 	munmap(st, sizeof(*st));
