@@ -77,6 +77,7 @@ struct pp {
 	struct u64map loc_index;
 	struct u64map fn_index;
 	struct u64map sample_index;
+	struct u64map label_strs; /* comm of a pid, name of a PMU index: label_key() */
 	u32 lbl_pid, lbl_tid, lbl_cpu, lbl_comm, lbl_pmu, lbl_unit;
 	struct sbuf clean; /* a string made UTF-8 */
 };
@@ -286,22 +287,51 @@ static u32 location(struct pp *pp, u32 fi_idx, u64 addr)
 
 /* ---- samples ------------------------------------------------------------ */
 
+/* Keys of label_strs: a pid's comm, a PMU index's name. */
+static u64 label_key(bool pmu, u32 v)
+{
+	return (u64)v << 1 | pmu;
+}
+
 /*
  * The PMU a sample was taken on (its own index: a big.LITTLE session has
- * several), in @sb; NULL for the software clock or a PMU of no name.
+ * several) as a string table index, once per index; 0 (no label) for the
+ * software clock or a PMU of no name.
  */
-static const char *sample_pmu(const struct report *rep, u32 idx, struct sbuf *sb)
+static int64_t sample_pmu(struct pp *pp, u32 idx)
 {
-	const struct prof_meta *m = &rep->p->meta;
+	const struct prof_meta *m = &pp->rep->p->meta;
 	const struct prof_pmu *pmu = meta_pmu(m, idx);
 	const char *name = pmu ? pmu->name : m->pmu_name;
 	u32 event = pmu ? pmu->event : m->event;
+	u64 key = label_key(true, idx), val;
+	struct sbuf sb = { 0 };
 
-	if ((m->nr_pmus && !pmu) || event != CYCSAMPLE_EVENT_HW_CYCLES || !name[0])
-		return NULL;
-	sbuf_reset(sb);
-	sbuf_printf(sb, "%.32s", name);
-	return sb->buf;
+	if (u64map_get(&pp->label_strs, key, &val))
+		return val;
+	val = 0;
+	if ((!m->nr_pmus || pmu) && event == CYCSAMPLE_EVENT_HW_CYCLES && name[0]) {
+		sbuf_printf(&sb, "%.32s", name);
+		val = str(pp, sb.buf);
+		sbuf_free(&sb);
+	}
+	u64map_put(&pp->label_strs, key, val);
+	return val;
+}
+
+/* A sample's comm label: its process's name, once per pid. */
+static int64_t sample_comm(struct pp *pp, u32 pid)
+{
+	u64 key = label_key(false, pid), val;
+	struct sbuf sb = { 0 };
+
+	if (u64map_get(&pp->label_strs, key, &val))
+		return val;
+	report_comm_name(pp->rep, pid, &sb);
+	val = str(pp, sb.buf);
+	sbuf_free(&sb);
+	u64map_put(&pp->label_strs, key, val);
+	return val;
 }
 
 struct sample_key {
@@ -351,7 +381,6 @@ static void add_sample(struct pp *pp, const struct rsample *rs)
 	const struct cycsample_sample *s = prof_rec(rep->p, &rep->p->ev[rs->ev]);
 	size_t first = pp->nr_sample_locs;
 	struct sample_key key;
-	struct sbuf comm = { 0 }, pmu = { 0 };
 	int64_t lbl[PP_LABELS];
 	u64 slot = 0;
 	u32 j, idx;
@@ -368,14 +397,11 @@ static void add_sample(struct pp *pp, const struct rsample *rs)
 	}
 	/* a stack without locations (none, or inline frames only): still an address for them */
 	VEC_GROW(pp->sample_locs, pp->nr_sample_locs, pp->alloc_sample_locs);
-	report_comm_name(rep, s->pid, &comm);
 	lbl[0] = s->pid;
 	lbl[1] = s->tid;
 	lbl[2] = s->cpu;
-	lbl[3] = str(pp, comm.buf);
-	lbl[4] = sample_pmu(rep, s->pmu, &pmu) ? str(pp, pmu.buf) : 0;
-	sbuf_free(&comm);
-	sbuf_free(&pmu);
+	lbl[3] = sample_comm(pp, s->pid);
+	lbl[4] = sample_pmu(pp, s->pmu);
 	key = (struct sample_key){ .locs = pp->sample_locs + first,
 				   .nr = pp->nr_sample_locs - first,
 				   .lbl = lbl };
@@ -469,6 +495,7 @@ static void pp_free(struct pp *pp)
 	u64map_free(&pp->loc_index);
 	u64map_free(&pp->fn_index);
 	u64map_free(&pp->sample_index);
+	u64map_free(&pp->label_strs);
 	strtab_free(&pp->strs);
 	sbuf_free(&pp->clean);
 }
