@@ -357,6 +357,7 @@ int report_select(struct report *rep, const struct report_opts *o, char *err, si
 	u8 *hit[FILTER_KINDS] = { 0 };
 	struct sbuf sb = { 0 };
 	u32 i, k, n = 0, in_time = 0;
+	bool overflow = false;
 	int ret;
 
 	for (k = 0; k < FILTER_KINDS; k++)
@@ -383,13 +384,26 @@ int report_select(struct report *rep, const struct report_opts *o, char *err, si
 		rep->time_from = f->time_start;
 		rep->time_to = f->time_end;
 	}
-	rep->by_period = o->weight == WEIGHT_PERIOD;
-	rep->total = 0;
 	rep->total_period = 0;
-	for (i = 0; i < n; i++) {
-		rep->total += report_weight(rep, &rep->samples[i]);
-		rep->total_period += rep->samples[i].period;
+	for (i = 0; i < n; i++)
+		if (__builtin_add_overflow(rep->total_period, rep->samples[i].period,
+					   &rep->total_period))
+			overflow = true;
+	/*
+	 * Periods that add up past 2^63 (pprof's values are signed: 292 years
+	 * of cycles at 1 GHz) come from a damaged capture: its shares would be
+	 * garbage, its sample counts are not.
+	 */
+	if (overflow || rep->total_period > INT64_MAX) {
+		rep->total_period = INT64_MAX;
+		if (o->weight == WEIGHT_PERIOD)
+			pr_warn("the samples' periods add up past 2^63 (a damaged capture?): "
+				"weighed by samples instead");
 	}
+	rep->by_period = o->weight == WEIGHT_PERIOD && rep->total_period < INT64_MAX;
+	rep->total = 0;
+	for (i = 0; i < n; i++)
+		rep->total += report_weight(rep, &rep->samples[i]);
 	return 0;
 }
 

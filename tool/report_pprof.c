@@ -375,6 +375,12 @@ static void set_labels(struct pp *pp, u32 idx, const int64_t *lbl)
 	pp->samples.v[idx].n_label = n;
 }
 
+/* pprof's values are signed: a damaged capture's periods saturate (report_select()). */
+static int64_t period_add(int64_t sum, u64 period)
+{
+	return period > (u64)(INT64_MAX - sum) ? INT64_MAX : sum + (int64_t)period;
+}
+
 static void add_sample(struct pp *pp, const struct rsample *rs)
 {
 	const struct report *rep = pp->rep;
@@ -411,7 +417,7 @@ static void add_sample(struct pp *pp, const struct rsample *rs)
 	if (idx != UINT32_MAX) {
 		pp->nr_sample_locs = first; /* the same stack is stored already */
 		pp->values[2 * idx] += 1;
-		pp->values[2 * idx + 1] += rs->period;
+		pp->values[2 * idx + 1] = period_add(pp->values[2 * idx + 1], rs->period);
 		return;
 	}
 	idx = PP_ADD(pp->samples);
@@ -422,7 +428,7 @@ static void add_sample(struct pp *pp, const struct rsample *rs)
 	memcpy(pp->lbl_vals + (size_t)idx * PP_LABELS, lbl, sizeof(lbl));
 	pp->sample_first[idx] = first;
 	pp->values[2 * idx] = 1;
-	pp->values[2 * idx + 1] = rs->period;
+	pp->values[2 * idx + 1] = period_add(0, rs->period);
 	u64map_put(&pp->sample_index, slot, idx);
 	pp->samples.v[idx] = (pb_sample)PERFTOOLS__PROFILES__SAMPLE__INIT;
 	pp->samples.v[idx].n_location_id = key.nr;

@@ -618,6 +618,45 @@ static void test_raw_side_records(void)
 	}
 }
 
+/*
+ * Periods that add up past 2^63 (a damaged capture): weighed by samples,
+ * with a warning, never shares of a wrapped sum.
+ */
+static void test_period_overflow(void)
+{
+	struct report_opts o = { .keys = { KEY_SYM }, .nr_keys = 1 };
+	struct report rep;
+	char *buf = NULL, *log, err[256] = "";
+	size_t len = 0, i;
+	FILE *f = open_memstream(&buf, &len);
+	struct sess s;
+
+	sess_init(&s);
+	synth_build(&s.p, &s.ms, &s.r);
+	for (i = 0; i < s.p.nr_ev; i++) {
+		struct cycsample_sample *smp = (void *)prof_rec(&s.p, &s.p.ev[i]);
+
+		if (s.p.ev[i].type == CYCSAMPLE_REC_SAMPLE)
+			smp->period = 1ULL << 62;
+	}
+	report_build(&rep, &s.p, &s.r);
+	fx_stderr_begin();
+	ok(!report_select(&rep, &o, err, sizeof(err)), "periods of 2^62: selected");
+	log = fx_stderr_back();
+	report_top(&rep, &o, f);
+	fclose(f);
+	ok(!rep.by_period && rep.total == rep.nr_samples && rep.total_period == INT64_MAX,
+	   "... weighed by samples (%llu of %u), the periods' sum saturated",
+	   (unsigned long long)rep.total, rep.nr_samples);
+	ok(strstr(log, "periods add up past 2^63") != NULL, "... and said: '%s'", log);
+	ok(strstr(buf, "Self samples") && !strstr(buf, "cycles"), "... as the table's unit says");
+	free(log);
+	free(buf);
+	report_free(&rep);
+	report_opts_free(&o);
+	sess_free(&s);
+}
+
 int main(void)
 {
 	char *path = fx_path("s.cyc"), *a, *b = NULL, *data, *pc_data, err[256];
@@ -658,6 +697,7 @@ int main(void)
 	free(b);
 
 	test_map_order_kept();
+	test_period_overflow();
 	test_truncations(data, len, "the capture");
 	read_mem(data, len / 2, err, sizeof(err), NULL);
 	ok(strstr(err, "truncated") != NULL, "half a file: '%s'", err);
