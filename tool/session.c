@@ -33,12 +33,17 @@
 #define STATUS_INTERVAL_NS (500 * 1000 * 1000ULL)
 /* after the target is gone, wait this long for the module's POLLHUP */
 #define END_GRACE_NS (2000 * 1000 * 1000ULL)
+/* how long CMD may take to end on SIGTERM once we stopped (end_child()) */
+#define END_WAIT_MS 5000
 
 static volatile sig_atomic_t stop_signal;
+
+static volatile sig_atomic_t nr_stop_signals;
 
 static void on_signal(int sig)
 {
 	stop_signal = sig;
+	nr_stop_signals++;
 }
 
 struct child {
@@ -113,10 +118,70 @@ static int release(struct child *c)
 
 static void reap(struct child *c, bool wait)
 {
+	pid_t r;
+
 	if (!c->pid || c->reaped)
 		return;
-	if (waitpid(c->pid, &c->status, wait ? 0 : WNOHANG) == c->pid)
+	r = waitpid(c->pid, &c->status, wait ? 0 : WNOHANG);
+	/* ECHILD: reaped by the kernel, its status unknown (-1) */
+	if (r == c->pid || (r < 0 && errno == ECHILD))
 		c->reaped = true;
+}
+
+/*
+ * We stopped first (a signal, -d): end CMD with SIGTERM, and SIGCONT for a
+ * stopped one.  One that ignores it must not hold the report forever: after
+ * END_WAIT_MS, or at another SIGINT or SIGTERM, it is killed.
+ */
+static void end_child(struct child *c, const char *cmd, const sigset_t *wait_mask)
+{
+	const struct timespec tick = { .tv_nsec = 50 * 1000000 };
+	sig_atomic_t seen = nr_stop_signals;
+	int waited;
+
+	kill(c->pid, SIGTERM);
+	kill(c->pid, SIGCONT);
+	for (waited = 0; waited < END_WAIT_MS && nr_stop_signals == seen; waited += 50) {
+		reap(c, false);
+		if (c->reaped)
+			return;
+		ppoll(NULL, 0, &tick, wait_mask);
+	}
+	reap(c, false);
+	if (c->reaped)
+		return;
+	if (nr_stop_signals == seen)
+		pr_warn("%s (pid %d) did not end within %d s of SIGTERM: killed", cmd, c->pid,
+			END_WAIT_MS / 1000);
+	else
+		pr_warn("%s (pid %d) had not ended on SIGTERM at a second signal: killed", cmd,
+			c->pid);
+	kill(c->pid, SIGKILL);
+	reap(c, true);
+}
+
+/*
+ * The session is over: wait for CMD, ending it (end_child()) if we stopped
+ * first or a stop signal comes meanwhile.  A CMD that outlives its session
+ * without our stopping it lost its counters: an exec of a setuid or
+ * file-capability program ends them, as it ends perf's.
+ */
+static void wait_child(struct child *c, const char *cmd, bool end, const sigset_t *wait_mask)
+{
+	const struct timespec tick = { .tv_nsec = 50 * 1000000 };
+	sig_atomic_t seen = nr_stop_signals;
+	int waited = 0;
+
+	for (reap(c, false); !c->reaped && !end; reap(c, false), waited += 50) {
+		if (waited == 1000)
+			pr_warn("%s (pid %d) runs on but its session ended (an exec of a setuid or "
+				"file-capability program ends the counters); waiting for it to end",
+				cmd, c->pid);
+		ppoll(NULL, 0, &tick, wait_mask);
+		end = nr_stop_signals != seen;
+	}
+	if (!c->reaped)
+		end_child(c, cmd, wait_mask);
 }
 
 static void abandon(struct child *c)
@@ -932,15 +997,18 @@ int session_record(const struct record_opts *o, struct profile *p, struct maps *
 	struct cs_device d = { .fd = -1 };
 	const char *why = "";
 	s32 target = o->target;
-	sigset_t stop_set, old_mask;
+	sigset_t stop_set, old_mask, wait_mask;
 	int ret, e;
 
 	sigemptyset(&stop_set);
 	sigaddset(&stop_set, SIGINT);
 	sigaddset(&stop_set, SIGTERM);
 	sigprocmask(SIG_BLOCK, NULL, &old_mask);
+	/* the stop signals come in while we wait, even if we were started with them blocked */
+	wait_mask = old_mask;
+	sigdelset(&wait_mask, SIGINT);
+	sigdelset(&wait_mask, SIGTERM);
 	fill_meta(&p->meta, o);
-	raise_fd_limit();
 	if (o->cmd) {
 		ret = spawn(o->cmd, &c);
 		if (ret) {
@@ -952,6 +1020,12 @@ int session_record(const struct record_opts *o, struct profile *p, struct maps *
 		pr_err("%s %d: no such process", target_word(o->target_type), target);
 		return EXIT_RUNTIME;
 	}
+	/*
+	 * After the fork: CMD runs with the limit it was given, and with
+	 * SIGCHLD ignored if we were; we wait for it, so we must not be.
+	 */
+	raise_fd_limit();
+	signal(SIGCHLD, SIG_DFL);
 	if (open_device(&d, o->device))
 		goto out_child;
 	/* the files' ELF headers are read after the run (maps.h) */
@@ -980,10 +1054,10 @@ int session_record(const struct record_opts *o, struct profile *p, struct maps *
 		maps_read(ms, target, 0, NULL);
 		read_comm(p, target);
 	}
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
 	/* blocked but inside ppoll(): a signal cannot slip in before the sleep */
 	sigprocmask(SIG_BLOCK, &stop_set, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 	ret = start_retrying(&d);
 	if (ret) {
 		if (ret == -EAGAIN)
@@ -1011,7 +1085,7 @@ int session_record(const struct record_opts *o, struct profile *p, struct maps *
 	dc.mmap_recs = cfg.flags & CYCSAMPLE_CFG_MMAP;
 	dc.bounce = d.bounce;
 	dev_info(&d);
-	if (loop(o, &d, &dc, target, &c, &old_mask))
+	if (loop(o, &d, &dc, target, &c, &wait_mask))
 		goto out_stop;
 	ret = dev_stop(&d);
 	if (ret && ret != -EINVAL)
@@ -1040,11 +1114,11 @@ int session_record(const struct record_opts *o, struct profile *p, struct maps *
 	free(dc.forks);
 	free(dc.reread);
 	if (c.pid) {
-		if (!c.reaped && (stop_signal || o->duration > 0))
-			kill(c.pid, SIGTERM); /* we stopped first: end CMD too */
-		reap(&c, true);
+		wait_child(&c, o->cmd[0], stop_signal || o->duration > 0, &wait_mask);
 		p->meta.cmd_status = c.status;
-		if (WIFEXITED(c.status) && WEXITSTATUS(c.status))
+		if (c.status < 0)
+			pr_warn("%s: exit status unknown", o->cmd[0]);
+		else if (WIFEXITED(c.status) && WEXITSTATUS(c.status))
 			pr_warn("%s exited with status %d", o->cmd[0], WEXITSTATUS(c.status));
 		else if (WIFSIGNALED(c.status) && WTERMSIG(c.status) != SIGINT &&
 			 WTERMSIG(c.status) != SIGTERM)

@@ -237,6 +237,25 @@ check $? "exit status of CMD reported"
 $C -- /nonexistent/prog >/dev/null 2>$T/ne.err
 [ $? -eq 1 ] && grep -q "No such file" $T/ne.err
 check $? "CMD that cannot exec: exit 1 with the cause"
+# started with SIGCHLD ignored (which auto-reaps children), cycread still
+# waits for CMD and reports its status
+sh -c "trap '' CHLD; exec $C -- sh -c 'exit 3'" >$T/chld.txt 2>/dev/null
+grep -q "command exited with status 3" $T/chld.txt
+check $? "SIGCHLD ignored by cycread's parent: CMD's exit status still reported"
+# CMD runs with the limits it was given (cycread raises its own fd limit)
+$C -q -- sh -c 'ulimit -Sn' >$T/nofile.txt 2>/dev/null
+want=$(sh -c 'ulimit -Sn')
+[ "$(head -n 1 $T/nofile.txt)" = "$want" ]
+check $? "CMD keeps its soft fd limit ($(head -n 1 $T/nofile.txt), want $want)"
+# a CMD that ignores SIGTERM does not hold the report once -d has stopped
+# the session: killed after 5 s, and said
+start=$(date +%s)
+timeout 60 $C -d 1 -- sh -c 'trap "" TERM; while :; do :; done' >$T/term.txt 2>$T/term.err
+rc=$?
+took=$(($(date +%s) - start))
+[ $rc -eq 0 ] && [ $took -lt 30 ] && grep -q "did not end within 5 s of SIGTERM: killed" $T/term.err &&
+	grep -q "Self" $T/term.txt
+check $? "-d 1 -- CMD ignoring SIGTERM: killed after 5 s, report printed (rc $rc, ${took} s)"
 # --no-fallback: cycles where the PMU can (arm64), a clear error where it
 # cannot (the x86_64 guest has no PMU)
 $C --no-fallback -q -- sh -c 'exit 0' >/dev/null 2>$T/nf.err
