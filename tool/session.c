@@ -98,22 +98,33 @@ static int spawn(char **argv, struct child *c)
 	return 0;
 }
 
-/* Release the child; returns its exec errno, or 0 when it runs CMD. */
+/*
+ * Release the child; returns its exec errno, EPIPE when it died before
+ * (killed while START ran: SIGPIPE must not end cycread silently), or 0
+ * when it runs CMD.
+ */
 static int release(struct child *c)
 {
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old;
 	ssize_t n;
 	int e = 0;
 
+	sigaction(SIGPIPE, &ign, &old);
 	if (write(c->go_fd, "g", 1) != 1)
 		e = errno;
+	sigaction(SIGPIPE, &old, NULL);
 	close(c->go_fd);
 	c->go_fd = -1;
-	do {
-		n = read(c->err_fd, &e, sizeof(e));
-	} while (n < 0 && errno == EINTR);
+	if (!e) {
+		do {
+			n = read(c->err_fd, &e, sizeof(e));
+		} while (n < 0 && errno == EINTR);
+		if (n != sizeof(e))
+			e = 0; /* EOF: the exec worked */
+	}
 	close(c->err_fd);
 	c->err_fd = -1;
-	return n == sizeof(e) ? e : 0;
+	return e;
 }
 
 static void reap(struct child *c, bool wait)
@@ -1077,7 +1088,10 @@ int session_record(const struct record_opts *o, struct profile *p, struct maps *
 	if (o->cmd) {
 		e = release(&c);
 		if (e) {
-			pr_err("%s: %s", o->cmd[0], strerror(e));
+			pr_err("%s: %s", o->cmd[0],
+			       e == EPIPE
+				       ? "ended before its exec (killed while the session started?)"
+				       : strerror(e));
 			dev_stop(&d);
 			goto out_close;
 		}
