@@ -727,13 +727,36 @@ static const char *target_word(u32 type)
 	return type == CYCSAMPLE_TARGET_TID ? "tid" : "pid";
 }
 
+/* The process a thread is of (Tgid in /proc/TID/status), or 0. */
+static s32 tgid_of(s32 tid)
+{
+	char path[64], *buf, *t;
+	long v = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	if (read_file(path, &buf, NULL, 1 << 16))
+		return 0;
+	t = strstr(buf, "\nTgid:");
+	if (t)
+		v = strtol(t + 6, NULL, 10);
+	free(buf);
+	return v > 0 && v <= INT32_MAX ? v : 0;
+}
+
 static void config_error(const struct record_opts *o, s32 target, int err)
 {
 	const char *w = target_word(o->target_type);
+	s32 tgid;
 
 	switch (err) {
 	case -ESRCH:
-		pr_err("%s %d: no such process", w, target);
+		/* the module looks a PID up as a process: a thread's id is none */
+		tgid = o->target_type == CYCSAMPLE_TARGET_PID ? tgid_of(target) : 0;
+		if (tgid && tgid != target)
+			pr_err("pid %d: a thread of process %d: use -t %d or -p %d", target, tgid,
+			       target, tgid);
+		else
+			pr_err("%s %d: no such process", w, target);
 		break;
 	case -EACCES:
 		if (o->target_type == CYCSAMPLE_TARGET_CPUS)

@@ -183,6 +183,17 @@ check $? "-p PID: hot_loop sampled"
 $C -t $pid -d 1 --folded >$T/t.folded 2>/dev/null
 [ "$(leaf_count $T/t.folded hot_loop)" -gt 0 ]
 check $? "-t TID: hot_loop sampled"
+# -p wants a process: a thread's id is refused naming the thread's process
+$D/twothreads >$T/tt.out &
+ttpid=$!
+sleep 1
+tid=$(head -n 1 $T/tt.out)
+$C -p "$tid" -d 1 >/dev/null 2>$T/tt.err
+rc=$?
+[ $rc -eq 1 ] && grep -q "pid $tid: a thread of process $ttpid: use -t $tid or -p $ttpid" $T/tt.err
+check $? "-p TID of a thread: exit 1 naming its process ($rc: $(head -n 1 $T/tt.err))"
+kill $ttpid
+wait $ttpid 2>/dev/null
 $C -p $pid -d 1 --user-only --folded >$T/u.folded 2>/dev/null
 [ -s $T/u.folded ] && ! grep -q '_\[k\]' $T/u.folded
 check $? "--user-only: no kernel frames"
