@@ -1098,8 +1098,8 @@ int session_record(const struct record_opts *o, struct profile *p, struct maps *
 			pr_err("%s %d: its threads clone and exit faster than START can attach "
 			       "counters to them; try again",
 			       target_word(o->target_type), target);
-		else if (ret == -ESRCH)
-			pr_err("%s %d: no such process", target_word(o->target_type), target);
+		else if (ret == -ESRCH || ret == -EACCES)
+			config_error(o, target, ret); /* the target changed since CONFIGURE */
 		else if (o->no_fallback && o->event == CYCSAMPLE_EVENT_CYCLES)
 			pr_err("%s: start: the PMU cannot sample cycles (%s), and --no-fallback "
 			       "forbids the software clock",
