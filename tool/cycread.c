@@ -8,9 +8,9 @@
  * print them and capture.c saves or loads a whole session.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/utsname.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -582,7 +582,7 @@ static int output(struct options *o, struct profile *p, struct maps *ms, struct 
 	if (o->output) {
 		ret = capture_write(o->output, &rep, ms);
 		if (ret) {
-			pr_err("%s: %s", o->output, strerror(-ret));
+			pr_err("%s: %s", o->output, out_strerror(-ret));
 			ret = EXIT_RUNTIME;
 			goto out;
 		}
@@ -599,7 +599,7 @@ static int output(struct options *o, struct profile *p, struct maps *ms, struct 
 	if (o->rep.pprof_path) {
 		ret = report_pprof(&rep, o->rep.pprof_path);
 		if (ret) {
-			pr_err("%s: %s", o->rep.pprof_path, strerror(-ret));
+			pr_err("%s: %s", o->rep.pprof_path, out_strerror(-ret));
 			ret = EXIT_RUNTIME;
 			goto out;
 		}
@@ -611,7 +611,7 @@ static int output(struct options *o, struct profile *p, struct maps *ms, struct 
 		ret = report_svg(&rep, o->rep.svg_path, title, &pruned);
 		free(title);
 		if (ret) {
-			pr_err("%s: %s", o->rep.svg_path, strerror(-ret));
+			pr_err("%s: %s", o->rep.svg_path, out_strerror(-ret));
 			ret = EXIT_RUNTIME;
 			goto out;
 		}
@@ -673,51 +673,31 @@ static int check_dir(const char *opt, const char *path)
 	return check_path(opt, path, true);
 }
 
-/* Can a capture be written at @path, a character device: seeks and all? */
-static const char *check_output_device(const char *path)
-{
-	int fd = open(path, O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
-	const char *why = NULL;
-
-	if (fd < 0)
-		return strerror(errno);
-	if (lseek(fd, 0, SEEK_CUR) < 0)
-		why = "a capture file needs seeking: not a terminal or a device without it";
-	close(fd);
-	return why;
-}
-
 /*
- * Is @path the capture -i reads, in a directory that takes no new file?
- * Such a file is written in place (util.c, out_open()): truncated while it
- * is mapped and read.
+ * Is the character device @st a terminal: /dev/tty, or the one behind our
+ * standard input, output or error?  Told without opening it: opening a
+ * device can do things (a serial line's DTR, a watchdog, a tape's rewind).
  */
-static bool check_output_is_input(const char *path, const struct stat *st, const char *input)
+static bool check_output_tty(const struct stat *st)
 {
-	char *dir, *slash;
-	struct stat in;
-	bool ret;
+	struct stat fd_st;
+	int fd;
 
-	if (!input || stat(input, &in) || in.st_dev != st->st_dev || in.st_ino != st->st_ino)
-		return false;
-	dir = xstrdup(path);
-	slash = strrchr(dir, '/');
-	if (slash == dir)
-		slash[1] = '\0'; /* a file in / */
-	else if (slash)
-		*slash = '\0';
-	ret = access(slash ? dir : ".", W_OK) != 0;
-	free(dir);
-	return ret;
+	if (st->st_rdev == makedev(5, 0))
+		return true;
+	for (fd = 0; fd <= 2; fd++)
+		if (!fstat(fd, &fd_st) && S_ISCHR(fd_st.st_mode) && fd_st.st_rdev == st->st_rdev &&
+		    isatty(fd))
+			return true;
+	return false;
 }
 
 /*
  * A capture is written with seeks back to each section's header, so -o
  * cannot be a pipe, a socket or a terminal: said before a session records
- * anything, not after.  A directory, too; and the capture being read,
- * where it could only be written in place.
+ * anything, not after.  A directory, too.
  */
-static int check_output(const char *path, const char *input)
+static int check_output(const char *path)
 {
 	const char *why = NULL;
 	struct stat st;
@@ -728,11 +708,8 @@ static int check_output(const char *path, const char *input)
 		why = "a directory";
 	else if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))
 		why = "a capture file needs seeking: not a pipe or socket";
-	else if (S_ISCHR(st.st_mode))
-		why = check_output_device(path);
-	else if (check_output_is_input(path, &st, input))
-		why = "the capture -i reads, in a directory where no file can be made: "
-		      "it would be overwritten while it is read (write it elsewhere)";
+	else if (S_ISCHR(st.st_mode) && check_output_tty(&st))
+		why = "a capture file needs seeking: not a terminal";
 	if (!why)
 		return 0;
 	pr_err("-o %s: %s", path, why);
@@ -751,7 +728,7 @@ static int check_options(const struct options *o)
 		return EXIT_RUNTIME;
 	if (o->vmlinux && check_path("--vmlinux", o->vmlinux, false))
 		return EXIT_RUNTIME;
-	if (o->output && check_output(o->output, o->input))
+	if (o->output && check_output(o->output))
 		return EXIT_RUNTIME;
 	if (o->debuginfod && !debuginfod_available(&why)) {
 		pr_err("--debuginfod: %s", why);

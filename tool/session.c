@@ -33,7 +33,7 @@
 #define STATUS_INTERVAL_NS (500 * 1000 * 1000ULL)
 /* after the target is gone, wait this long for the module's POLLHUP */
 #define END_GRACE_NS (2000 * 1000 * 1000ULL)
-/* how long CMD may take to end on SIGTERM once we stopped (end_child()) */
+/* after this long, a CMD that ignores SIGTERM is named (end_child()) */
 #define END_WAIT_MS 5000
 
 static volatile sig_atomic_t stop_signal;
@@ -52,6 +52,7 @@ struct child {
 	int err_fd; /* exec's errno, or EOF when exec worked */
 	int status;
 	bool reaped;
+	bool killed; /* by us, at a second signal (end_child()) */
 };
 
 static int spawn(char **argv, struct child *c)
@@ -141,33 +142,36 @@ static void reap(struct child *c, bool wait)
 
 /*
  * We stopped first (a signal, -d): end CMD with SIGTERM, and SIGCONT for a
- * stopped one.  One that ignores it must not hold the report forever: after
- * END_WAIT_MS, or at another SIGINT or SIGTERM, it is killed.
+ * stopped one, as perf record ends its workload, and wait.  One that ignores
+ * it is named after END_WAIT_MS; a further SIGINT or SIGTERM kills it.  A
+ * signal that came while the last records were decoded is no such answer.
  */
 static void end_child(struct child *c, const char *cmd, const sigset_t *wait_mask)
 {
-	const struct timespec tick = { .tv_nsec = 50 * 1000000 };
-	sig_atomic_t seen = nr_stop_signals;
+	const struct timespec tick = { .tv_nsec = 50 * 1000000 }, now = { 0 };
+	sig_atomic_t seen;
 	int waited;
 
+	ppoll(NULL, 0, &now, wait_mask);
+	seen = nr_stop_signals;
 	kill(c->pid, SIGTERM);
 	kill(c->pid, SIGCONT);
-	for (waited = 0; waited < END_WAIT_MS && nr_stop_signals == seen; waited += 50) {
+	for (waited = 0; nr_stop_signals == seen; waited += 50) {
 		reap(c, false);
 		if (c->reaped)
 			return;
+		if (waited == END_WAIT_MS)
+			pr_warn("%s (pid %d) still runs %d s after SIGTERM; interrupt again to "
+				"kill it",
+				cmd, c->pid, END_WAIT_MS / 1000);
 		ppoll(NULL, 0, &tick, wait_mask);
 	}
 	reap(c, false);
 	if (c->reaped)
 		return;
-	if (nr_stop_signals == seen)
-		pr_warn("%s (pid %d) did not end within %d s of SIGTERM: killed", cmd, c->pid,
-			END_WAIT_MS / 1000);
-	else
-		pr_warn("%s (pid %d) had not ended on SIGTERM at a second signal: killed", cmd,
-			c->pid);
+	pr_warn("%s (pid %d) killed at a second signal", cmd, c->pid);
 	kill(c->pid, SIGKILL);
+	c->killed = true;
 	reap(c, true);
 }
 
@@ -977,12 +981,13 @@ static int start_retrying(struct cs_device *d)
 	return ret;
 }
 
+/* Record until the session ends (0), we stop it first (1: a signal, -d) or polling fails (-1). */
 static int loop(const struct record_opts *o, struct cs_device *d, struct drain_ctx *dc, s32 target,
 		struct child *c, const sigset_t *wait_mask)
 {
 	u64 start = now_ns(), last_status = 0, gone_since = 0, reread = UINT64_MAX;
 	bool tty = isatty(STDERR_FILENO) && !o->quiet;
-	int rev;
+	int rev, stopped = 0;
 
 	for (;;) {
 		rev = dev_poll(d, poll_timeout(o, d, tty, start, last_status, reread), wait_mask);
@@ -1001,10 +1006,10 @@ static int loop(const struct record_opts *o, struct cs_device *d, struct drain_c
 		}
 		if (rev > 0 && (rev & (POLLHUP | POLLERR)))
 			break;
-		if (stop_signal)
+		if (stop_signal || (o->duration > 0 && now_ns() - start >= o->duration * 1e9)) {
+			stopped = 1;
 			break;
-		if (o->duration > 0 && now_ns() - start >= o->duration * 1e9)
-			break;
+		}
 		if (!target_alive(o, d, target, c)) {
 			if (!gone_since)
 				gone_since = now_ns();
@@ -1015,7 +1020,7 @@ static int loop(const struct record_opts *o, struct cs_device *d, struct drain_c
 	if (tty)
 		status_line(d, dc, start, true);
 	dc->p->meta.duration_ns = now_ns() - start;
-	return 0;
+	return stopped;
 }
 
 int session_record(const struct record_opts *o, struct profile *p, struct maps *ms,
@@ -1032,12 +1037,14 @@ int session_record(const struct record_opts *o, struct profile *p, struct maps *
 	const char *why = "";
 	s32 target = o->target;
 	sigset_t stop_set, old_mask, wait_mask;
-	int ret, e;
+	int ret, e, stopped;
+	bool by_signal;
 
 	sigemptyset(&stop_set);
 	sigaddset(&stop_set, SIGINT);
 	sigaddset(&stop_set, SIGTERM);
 	sigprocmask(SIG_BLOCK, NULL, &old_mask);
+	sa.sa_mask = stop_set; /* one handler at a time: nr_stop_signals++ is not atomic */
 	/* the stop signals come in while we wait, even if we were started with them blocked */
 	wait_mask = old_mask;
 	sigdelset(&wait_mask, SIGINT);
@@ -1122,8 +1129,10 @@ int session_record(const struct record_opts *o, struct profile *p, struct maps *
 	dc.mmap_recs = cfg.flags & CYCSAMPLE_CFG_MMAP;
 	dc.bounce = d.bounce;
 	dev_info(&d);
-	if (loop(o, &d, &dc, target, &c, &wait_mask))
+	stopped = loop(o, &d, &dc, target, &c, &wait_mask);
+	if (stopped < 0)
 		goto out_stop;
+	by_signal = stop_signal;
 	ret = dev_stop(&d);
 	if (ret && ret != -EINVAL)
 		pr_warn("%s: stop: %s", o->device, strerror(-ret));
@@ -1151,20 +1160,20 @@ int session_record(const struct record_opts *o, struct profile *p, struct maps *
 	free(dc.forks);
 	free(dc.reread);
 	if (c.pid) {
-		wait_child(&c, o->cmd[0], stop_signal || o->duration > 0, &wait_mask);
+		wait_child(&c, o->cmd[0], stopped, &wait_mask);
 		p->meta.cmd_status = c.status;
 		if (c.status < 0)
 			pr_warn("%s: exit status unknown", o->cmd[0]);
 		else if (WIFEXITED(c.status) && WEXITSTATUS(c.status))
 			pr_warn("%s exited with status %d", o->cmd[0], WEXITSTATUS(c.status));
 		else if (WIFSIGNALED(c.status) && WTERMSIG(c.status) != SIGINT &&
-			 WTERMSIG(c.status) != SIGTERM)
+			 WTERMSIG(c.status) != SIGTERM && !c.killed)
 			pr_warn("%s killed by signal %d", o->cmd[0], WTERMSIG(c.status));
 	}
 	sigprocmask(SIG_SETMASK, &old_mask, NULL);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
-	if (stop_signal && !o->quiet)
+	if (by_signal && !o->quiet)
 		fprintf(stderr, "%s: stopped by signal, reporting what was recorded\n", prog_name);
 	return 0;
 

@@ -232,11 +232,45 @@ void sbuf_free(struct sbuf *sb)
 	sb->alloc = 0;
 }
 
+/* The files map_file() holds mapped, which out_open() must not truncate. */
+struct mapped_file {
+	const void *data;
+	dev_t dev;
+	ino_t ino;
+};
+
+static struct mapped_file *mapped;
+static size_t nr_mapped, alloc_mapped;
+
+static bool is_mapped(const char *path)
+{
+	struct stat st;
+	size_t i;
+
+	if (stat(path, &st) || !S_ISREG(st.st_mode))
+		return false;
+	for (i = 0; i < nr_mapped; i++)
+		if (mapped[i].dev == st.st_dev && mapped[i].ino == st.st_ino)
+			return true;
+	return false;
+}
+
+const char *out_strerror(int err)
+{
+	if (err == OUT_EMAPPED)
+		return "being read (-i): written in place it would be truncated while it is "
+		       "read; write elsewhere";
+	return strerror(err);
+}
+
 /* What out_in_place() chose, or a file where no file can be made beside: opened as it is. */
 static int out_open_in_place(struct out_file *o, const char *path)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	int fd;
 
+	if (is_mapped(path))
+		return -OUT_EMAPPED;
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
 	if (fd < 0)
 		return -errno;
 	o->f = fdopen(fd, "w");
@@ -450,10 +484,14 @@ int map_file(const char *path, size_t max, const void **data, size_t *len)
 	if (!st.st_size)
 		goto out;
 	map = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (map == MAP_FAILED)
+	if (map == MAP_FAILED) {
 		ret = -errno;
-	else
-		*data = map;
+		goto out;
+	}
+	*data = map;
+	VEC_GROW(mapped, nr_mapped, alloc_mapped);
+	mapped[nr_mapped++] =
+		(struct mapped_file){ .data = map, .dev = st.st_dev, .ino = st.st_ino };
 out:
 	close(fd);
 	return ret;
@@ -461,8 +499,21 @@ out:
 
 void unmap_file(const void *data, size_t len)
 {
-	if (len)
-		munmap((void *)data, len);
+	size_t i;
+
+	if (!len)
+		return;
+	munmap((void *)data, len);
+	for (i = 0; i < nr_mapped; i++)
+		if (mapped[i].data == data) {
+			mapped[i] = mapped[--nr_mapped];
+			break;
+		}
+	if (!nr_mapped) {
+		free(mapped);
+		mapped = NULL;
+		alloc_mapped = 0;
+	}
 }
 
 u64 hash_bytes(const void *data, size_t len, u64 seed)

@@ -119,7 +119,9 @@ void unmap_file(const void *data, size_t len);
  * like a file.  A device such as /dev/null, a FIFO or a socket (also behind
  * a link), and a link to a descriptor's file (/dev/stdout), are written in
  * place, as a shell's redirection would: a rename would replace them.  So is
- * a writable file in a directory where no file can be made.
+ * a writable file in a directory where no file can be made.  A file
+ * map_file() has mapped (the capture -i reads) is never written in place:
+ * truncated, it would take the mapping with it (OUT_EMAPPED).
  */
 struct out_file {
 	FILE *f;
@@ -128,8 +130,14 @@ struct out_file {
 	sigset_t saved_mask; /* SIGINT, SIGTERM, SIGHUP wait while @tmp exists */
 };
 
-/* Opens @o->f for @path; 0 or -errno (-EISDIR for a directory). */
+/* Opens @o->f for @path; 0, -errno (-EISDIR for a directory) or -OUT_EMAPPED. */
 int out_open(struct out_file *o, const char *path);
+
+/* out_open()'s own error: the file is mapped and would be written in place */
+#define OUT_EMAPPED 4096
+
+/* strerror(), and OUT_EMAPPED's reason */
+const char *out_strerror(int err);
 
 /*
  * Closes @o->f and, unless @err (the caller's) or the close failed, renames

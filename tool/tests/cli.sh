@@ -166,7 +166,14 @@ expect 1 "needs seeking: not a terminal" "-o /dev/stdout on a terminal: refused"
 	script -qec "$(printf '%s ' "$tool" report -q -i "$cap" -o /dev/stdout)" /dev/null
 # a file that can be written in a directory that takes no new file is
 # written in place; the capture -i reads is not, it would be truncated
-# while mapped.  Root needs CAP_DAC_OVERRIDE dropped to be refused.
+# while mapped.  Root needs CAP_DAC_OVERRIDE dropped to be refused.  The
+# same through /dev/stdout, which is written in place wherever it leads.
+cp "$cap" "$tmp/in-out.cyc"
+expect 1 "being read (-i): written in place it would be truncated" \
+	"-i FILE -o /dev/stdout >>FILE: refused" -- \
+	sh -c '"$1" report -q -i "$2" -o /dev/stdout >>"$2"' sh "$tool" "$tmp/in-out.cyc"
+expect 0 "^same$" "... and the capture is whole" -- \
+	sh -c 'cmp "$1" "$2" && echo same' sh "$cap" "$tmp/in-out.cyc"
 mkdir "$tmp/ro"
 cp "$cap" "$tmp/ro/in.cyc"
 : >"$tmp/ro/out.cyc"
@@ -178,7 +185,7 @@ if [ -z "$unpriv" ] || $unpriv true 2>/dev/null; then
 		$unpriv "$tool" report -i "$cap" -o "$tmp/ro/out.cyc"
 	expect 0 "main;do_work;compute 4725000" "... a whole capture" -- \
 		"$tool" report -i "$tmp/ro/out.cyc" --folded
-	expect 1 "the capture -i reads, in a directory where no file can be made" \
+	expect 1 "being read (-i): written in place it would be truncated" \
 		"-i FILE -o FILE there: refused" -- \
 		$unpriv "$tool" report -i "$tmp/ro/in.cyc" -o "$tmp/ro/in.cyc"
 	expect 0 "^same$" "... and the capture is whole" -- \

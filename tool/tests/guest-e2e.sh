@@ -65,8 +65,10 @@ cp "$top/tool/tests/guest/e2e-guest.sh" "$top/tool/tests/guest/shares-guest.sh" 
 triplet=$([ $arch = arm64 ] && echo aarch64-linux-gnu || echo x86_64-linux-gnu)
 ${cross}gcc -O2 -g -Wall -Wextra -Werror -o "$stage/lzmawork" "$top/tool/tests/guest/lzmawork.c" \
 	-llzma
-${cross}gcc -O2 -Wall -Wextra -Werror -pthread -o "$stage/twothreads" \
-	"$top/tool/tests/guest/twothreads.c"
+for prog in twothreads sigchld-ignored; do
+	${cross}gcc -O2 -Wall -Wextra -Werror -pthread -o "$stage/$prog" \
+		"$top/tool/tests/guest/$prog.c"
+done
 readelf --debug-dump=frames "$(realpath "/usr/lib/$triplet/liblzma.so.5")" |
 	sed -n 's/.* FDE .*pc=0*\([0-9a-f]*\)\.\..*/\1/p' >"$stage/lzma-fdes.txt"
 out=$top/build/$kernel/e2e-out
