@@ -195,7 +195,7 @@ tid=$(head -n 1 $T/tt.out)
 $C -p "$tid" -d 1 >/dev/null 2>$T/tt.err
 rc=$?
 [ $rc -eq 1 ] && grep -q "pid $tid: a thread of process $ttpid: use -t $tid or -p $ttpid" $T/tt.err
-check $? "-p TID of a thread: exit 1 naming its process ($rc: $(head -n 1 $T/tt.err))"
+check $? "-p TID of a thread: exit 1 naming its process ($rc: $(tail -n 1 $T/tt.err))"
 kill $ttpid
 wait $ttpid 2>/dev/null
 $C -p $pid -d 1 --user-only --folded >$T/u.folded 2>/dev/null
