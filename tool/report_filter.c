@@ -401,9 +401,7 @@ int report_select(struct report *rep, const struct report_opts *o, char *err, si
 				"weighed by samples instead");
 	}
 	rep->by_period = o->weight == WEIGHT_PERIOD && rep->total_period < INT64_MAX;
-	rep->total = 0;
-	for (i = 0; i < n; i++)
-		rep->total += report_weight(rep, &rep->samples[i]);
+	rep->total = rep->by_period ? rep->total_period : n; /* report_weight() summed */
 	return 0;
 }
 
