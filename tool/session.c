@@ -36,13 +36,12 @@
 /* after this long, a CMD that ignores SIGTERM is named (end_child()) */
 #define END_WAIT_MS 5000
 
-static volatile sig_atomic_t stop_signal;
-
+/* SIGINT and SIGTERM received: the first stops the recording (loop()), the next end CMD */
 static volatile sig_atomic_t nr_stop_signals;
 
 static void on_signal(int sig)
 {
-	stop_signal = sig;
+	(void)sig;
 	nr_stop_signals++;
 }
 
@@ -1006,7 +1005,7 @@ static int loop(const struct record_opts *o, struct cs_device *d, struct drain_c
 		}
 		if (rev > 0 && (rev & (POLLHUP | POLLERR)))
 			break;
-		if (stop_signal || (o->duration > 0 && now_ns() - start >= o->duration * 1e9)) {
+		if (nr_stop_signals || (o->duration > 0 && now_ns() - start >= o->duration * 1e9)) {
 			stopped = 1;
 			break;
 		}
@@ -1132,7 +1131,7 @@ int session_record(const struct record_opts *o, struct profile *p, struct maps *
 	stopped = loop(o, &d, &dc, target, &c, &wait_mask);
 	if (stopped < 0)
 		goto out_stop;
-	by_signal = stop_signal;
+	by_signal = nr_stop_signals;
 	ret = dev_stop(&d);
 	if (ret && ret != -EINVAL)
 		pr_warn("%s: stop: %s", o->device, strerror(-ret));
