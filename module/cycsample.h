@@ -32,6 +32,7 @@
 #include <linux/timer.h>
 #include <linux/workqueue.h>
 #include <linux/perf_event.h>
+#include <linux/pid_namespace.h>
 #include <linux/cycsample.h>
 
 /* Module parameters (main.c). */
@@ -256,6 +257,10 @@ struct cycs_pmu {
  * @target_pid:	PID/TID target, found at CONFIGURE
  * @target_task: the target (thread group leader or thread) while running
  * @target_tgid: its thread group id in the initial namespace
+ * @target_ids:	its pid and tid in @pid_ns, for the EXIT record (taken at
+ *		START: a reaped task has no pid left to translate)
+ * @pid_ns:	the PID namespace of the caller of CONFIGURE, in which it
+ *		named the target (reference held): the records' pids are its
  * @exec_ids:	CYCS_EXEC_BUCKETS x CYCS_EXEC_WAYS entries (PID/TID targets)
  * @pmus:	the PMU list of this START
  * @nr_pmus:	entries in use
@@ -304,6 +309,8 @@ struct cycs_session {
 	struct pid *target_pid;
 	struct task_struct *target_task;
 	pid_t target_tgid;
+	u32 target_ids[2];
+	struct pid_namespace *pid_ns;
 	u64 *exec_ids;
 
 	struct cycs_pmu pmus[CYCSAMPLE_MAX_PMUS];
@@ -417,6 +424,32 @@ static inline bool cycs_put_done(struct cycs_session *s, struct cycs_ring *r,
 		*wake = true;
 	}
 	return true;
+}
+
+/**
+ * cycs_task_ids - a task's pid and tid as the session's reader names them
+ * @s: a configured session
+ * @t: the task
+ * @ids: its thread group id, then its thread id
+ *
+ * In the PID namespace of the caller of CONFIGURE (@s->pid_ns), where it
+ * named the target, as perf gives them in its event owner's, so that a
+ * reader in a container finds them in its own /proc; 0 for a task that
+ * namespace cannot see (a CPUS session's sample of a process outside it).
+ * The initial namespace, the common case, reads the numbers in place; the
+ * others walk the task's struct pid under RCU, which the overflow handler
+ * may do as perf does.
+ */
+static __always_inline void cycs_task_ids(const struct cycs_session *s, struct task_struct *t,
+					  u32 ids[2])
+{
+	if (likely(s->pid_ns == &init_pid_ns)) {
+		ids[0] = task_tgid_nr(t);
+		ids[1] = task_pid_nr(t);
+	} else {
+		ids[0] = task_tgid_nr_ns(t, s->pid_ns);
+		ids[1] = task_pid_nr_ns(t, s->pid_ns);
+	}
 }
 
 void cycs_flush_lost(struct cycs_session *s);

@@ -137,7 +137,7 @@ static u32 cycs_maps_name(struct cycs_maps_buf *b, struct vm_area_struct *vma, u
 	return n > 0 ? n : 0;
 }
 
-/* Fill the record of @vma in @b, time excepted; returns its size. */
+/* Fill the record of @vma in @b, time and ids excepted; returns its size. */
 static u32 cycs_maps_build(struct cycs_maps_buf *b, struct vm_area_struct *vma)
 {
 	struct cycsample_mmap *m = &b->rec;
@@ -149,8 +149,6 @@ static u32 cycs_maps_build(struct cycs_maps_buf *b, struct vm_area_struct *vma)
 	BUILD_BUG_ON(offsetof(struct cycsample_mmap, path) != sizeof(struct cycsample_mmap));
 	memset(m, 0, sizeof(*m));
 	m->hdr.type = CYCSAMPLE_REC_MMAP;
-	m->pid = task_tgid_nr(current);
-	m->tid = task_pid_nr(current);
 	m->start = vma->vm_start;
 	m->len = vma->vm_end - vma->vm_start;
 	m->prot = cycs_maps_prot(vma->vm_flags);
@@ -182,7 +180,16 @@ static void cycs_maps_emit(struct cycs_session *s, struct cycsample_mmap *rec)
 	struct cycs_ring *r;
 	bool urgent, wake = false;
 	u64 now, lost;
+	u32 ids[2];
 
+	/*
+	 * Each session's own numbers: they may be in different PID namespaces.
+	 * A process the reader's cannot see (a CPUS session's) would be filed
+	 * under pid 0 with every other such process: its mappings are left out.
+	 */
+	cycs_task_ids(s, current, ids);
+	if (!ids[0])
+		return;
 	local_irq_save(irqflags);
 	/* only a handler can hold it, and none runs under us: kept for the rule */
 	if (this_cpu_inc_return(cycs_scratch->nest) != 1) {
@@ -202,6 +209,8 @@ static void cycs_maps_emit(struct cycs_session *s, struct cycsample_mmap *rec)
 		this_cpu_inc(s->stats->lost);
 		goto out_wake;
 	}
+	rec->pid = ids[0];
+	rec->tid = ids[1];
 	/* never before the EXEC record in time, whatever the reader's sort */
 	rec->time = ktime_get_mono_fast_ns();
 	/* urgent: a process new to the session, the reader wants its maps now */

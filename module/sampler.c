@@ -49,14 +49,14 @@ static void cycs_account_cost(struct cycs_stats __percpu *stats, u64 ns)
 }
 
 static void cycs_fill_task_event(struct cycsample_task_event *te, u32 type,
-				 struct task_struct *task, u64 now)
+				 struct task_struct *task, const u32 ids[2], u64 now)
 {
 	memset(te, 0, sizeof(*te));
 	te->hdr.type = type;
 	te->hdr.size = sizeof(*te);
 	te->time = now;
-	te->pid = task_tgid_nr(task);
-	te->tid = task_pid_nr(task);
+	te->pid = ids[0];
+	te->tid = ids[1];
 	/* a racing rename can tear the name, never overrun it */
 	memcpy(te->comm, task->comm, sizeof(te->comm) - 1);
 	te->comm[sizeof(te->comm) - 1] = '\0';
@@ -173,7 +173,7 @@ void cycs_exec_ids_purge(struct cycs_session *s)
  *
  * Once per process: kept out of the overflow handler's inlined path.
  */
-static noinline u32 cycs_known_parent(struct cycs_session *s)
+static noinline u32 cycs_known_parent(struct cycs_session *s, u32 *ns_ptgid)
 {
 	struct task_struct *parent;
 	u32 ptgid = 0;
@@ -185,8 +185,12 @@ static noinline u32 cycs_known_parent(struct cycs_session *s)
 	/* NULL once the parent is released, though RCU keeps its memory */
 	tg = task_tgid(parent);
 	/* a bit prctl(PR_SET_CHILD_SUBREAPER) may be setting in the same byte as we read */
-	if (tg && !is_child_reaper(tg) && !data_race((bool)parent->signal->is_child_subreaper))
+	if (tg && !is_child_reaper(tg) && !data_race((bool)parent->signal->is_child_subreaper)) {
 		ptgid = pid_nr(tg);
+		/* the reader's number for it; the exec ids stay keyed by ours */
+		if (ns_ptgid)
+			*ns_ptgid = pid_nr_ns(tg, s->pid_ns);
+	}
 	rcu_read_unlock();
 	if (!ptgid)
 		return 0;
@@ -207,16 +211,18 @@ static noinline u32 cycs_known_parent(struct cycs_session *s)
 static noinline bool cycs_put_fork(struct cycs_session *s, struct cycs_ring *r, u64 now, bool *wake)
 {
 	struct cycsample_fork f;
+	u32 ids[2];
 
 	memset(&f, 0, sizeof(f));
-	f.ppid = cycs_known_parent(s);
-	if (!f.ppid)
+	/* a parent the reader cannot see has no number to give (never ours) */
+	if (!cycs_known_parent(s, &f.ppid) || !f.ppid)
 		return false;
 	f.hdr.type = CYCSAMPLE_REC_FORK;
 	f.hdr.size = sizeof(f);
 	f.time = now;
-	f.pid = task_tgid_nr(current);
-	f.tid = task_pid_nr(current);
+	cycs_task_ids(s, current, ids);
+	f.pid = ids[0];
+	f.tid = ids[1];
 	memcpy(f.comm, current->comm, sizeof(f.comm) - 1);
 	/*
 	 * A drop is counted lost (the reader then reads /proc for every
@@ -236,7 +242,7 @@ static noinline bool cycs_put_fork(struct cycs_session *s, struct cycs_ring *r, 
  */
 static __always_inline bool cycs_exec_may_wait(struct cycs_session *s, u64 *e, bool added)
 {
-	return (s->cfg.flags & CYCSAMPLE_CFG_FORK) && e && (!added || cycs_known_parent(s));
+	return (s->cfg.flags & CYCSAMPLE_CFG_FORK) && e && (!added || cycs_known_parent(s, NULL));
 }
 
 /*
@@ -272,6 +278,7 @@ static __always_inline bool __cycs_check_exec(struct cycs_session *s, struct cyc
 	struct cycsample_task_event te;
 	u64 id, seen, mine, *e;
 	u32 tgid = current->tgid;
+	u32 ids[2];
 	bool added = false;
 
 	if (s->cfg.target_type == CYCSAMPLE_TARGET_CPUS)
@@ -293,7 +300,8 @@ static __always_inline bool __cycs_check_exec(struct cycs_session *s, struct cyc
 		__this_cpu_write(s->stats->last_exec, mine);
 	}
 
-	cycs_fill_task_event(&te, CYCSAMPLE_REC_EXEC, current, now);
+	cycs_task_ids(s, current, ids);
+	cycs_fill_task_event(&te, CYCSAMPLE_REC_EXEC, current, ids, now);
 	if (!cycs_put_done(s, r, cycs_ring_put(s->rings, r, &te, sizeof(te), now),
 			   !cycs_exec_may_wait(s, e, added), wake)) {
 		/* not sent: let the next sample of this process try again */
@@ -392,13 +400,15 @@ static u32 cycs_build_sample(struct cycs_session *s, struct cycs_scratch *sc,
 	unsigned int nk = 0, nu = 0, nr = 0;
 	struct pt_regs *uregs = cycs_user_regs(h->regs);
 	u32 flags = cycs_sample_flags(h, uregs);
+	u32 ids[2];
 
 	/* the fields below are the whole fixed part, with no padding between */
 	BUILD_BUG_ON(sizeof(*smp) != 88);
 	smp->hdr.type = CYCSAMPLE_REC_SAMPLE;
 	smp->time = h->now;
-	smp->pid = task_tgid_nr(current);
-	smp->tid = task_pid_nr(current);
+	cycs_task_ids(s, current, ids);
+	smp->pid = ids[0];
+	smp->tid = ids[1];
 	smp->cpu = smp_processor_id();
 	smp->period = h->data->period;
 	smp->arch = cycs_arch;
@@ -436,6 +446,7 @@ static u32 cycs_build_sample_pc(struct cycs_session *s, struct cycsample_sample_
 				const struct cycs_hit *h)
 {
 	u32 flags = cycs_sample_flags(h, cycs_user_regs(h->regs));
+	u32 ids[2];
 
 	/* every field written, no padding: the ring's old bytes never show */
 	BUILD_BUG_ON(sizeof(*smp) != 48);
@@ -444,8 +455,9 @@ static u32 cycs_build_sample_pc(struct cycs_session *s, struct cycsample_sample_
 	smp->hdr.type = CYCSAMPLE_REC_SAMPLE_PC;
 	smp->hdr.size = sizeof(*smp);
 	smp->time = h->now;
-	smp->pid = task_tgid_nr(current);
-	smp->tid = task_pid_nr(current);
+	cycs_task_ids(s, current, ids);
+	smp->pid = ids[0];
+	smp->tid = ids[1];
 	smp->cpu = smp_processor_id();
 	smp->arch = cycs_arch;
 	smp->pmu = h->pmu;
@@ -589,7 +601,7 @@ void cycs_emit_exit(struct cycs_session *s)
 	local_irq_save(irqflags);
 	this_cpu_inc(cycs_scratch->nest);
 	now = ktime_get_mono_fast_ns();
-	cycs_fill_task_event(&te, CYCSAMPLE_REC_EXIT, s->target_task, now);
+	cycs_fill_task_event(&te, CYCSAMPLE_REC_EXIT, s->target_task, s->target_ids, now);
 	r = s->rings->by_cpu[smp_processor_id()];
 	if (cycs_ring_put(s->rings, r, &te, sizeof(te), now) == CYCS_PUT_LOST)
 		this_cpu_inc(s->stats->lost);

@@ -134,6 +134,8 @@ void cycs_session_destroy(struct cycs_session *s)
 
 	cycs_put_target_task(s);
 	put_pid(s->target_pid);
+	if (s->pid_ns)
+		put_pid_ns(s->pid_ns);
 	cycs_counters_free(s);
 	cycs_rings_put(s->rings);
 	kfree(s->cpu_events);
@@ -296,6 +298,9 @@ int cycs_session_configure(struct cycs_session *s, struct cycsample_config *cfg)
 	cycs_rings_put(rings); /* the old ones */
 	put_pid(s->target_pid);
 	s->target_pid = pid;
+	if (s->pid_ns)
+		put_pid_ns(s->pid_ns);
+	s->pid_ns = get_pid_ns(task_active_pid_ns(current));
 	s->cfg = *cfg;
 	s->cfg.size = sizeof(s->cfg);
 	s->kaddr_ok = kaddr_ok;
@@ -333,6 +338,7 @@ static int cycs_get_target_task(struct cycs_session *s)
 		goto out_put_task;
 	s->target_task = task;
 	s->target_tgid = task->tgid;
+	cycs_task_ids(s, task, s->target_ids);
 	return 0;
 
 out_put_task:
@@ -511,6 +517,7 @@ void cycs_session_info(struct cycs_session *s, struct cycsample_info *info)
 {
 	info->size = sizeof(*info);
 	info->abi_version = CYCSAMPLE_ABI_VERSION;
+	info->features = CYCSAMPLE_FEATURE_PIDNS;
 	strscpy(info->module_version, CYCSAMPLE_VERSION, sizeof(info->module_version));
 	info->page_size = PAGE_SIZE;
 

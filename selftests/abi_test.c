@@ -126,6 +126,17 @@ TEST_F(abi, info_larger_size_zero_fills_the_unknown_tail)
 	}
 }
 
+/* Even before CONFIGURE: a reader decides by it how to read the records' pids. */
+TEST_F(abi, info_features_say_pids_are_in_the_callers_namespace)
+{
+	struct cycsample_info info = { .size = sizeof(info) };
+
+	ABI_BEGIN();
+	ASSERT_EQ(0, cs_ioctl(self->fd, CYCSAMPLE_IOC_INFO, &info));
+	EXPECT_EQ(CYCSAMPLE_FEATURE_PIDNS, info.features);
+	EXPECT_EQ(0, info.reserved);
+}
+
 TEST_F(abi, info_size_above_a_page_is_e2big)
 {
 	size_t len = 2 * (size_t)self->page;

@@ -249,6 +249,12 @@ int dev_map(struct cs_device *d, const char **why)
 	return 0;
 }
 
+bool dev_pids_foreign(const struct cycsample_info *info, u64 ns_ino)
+{
+	return !(info->features & CYCSAMPLE_FEATURE_PIDNS) && ns_ino &&
+	       ns_ino != DEV_INIT_PID_NS_INO;
+}
+
 int dev_start(struct cs_device *d)
 {
 	return ioctl(d->fd, CYCSAMPLE_IOC_START) < 0 ? -errno : 0;

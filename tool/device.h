@@ -152,4 +152,15 @@ void dev_close(struct cs_device *d);
 int dev_parse_control(void *base, size_t map_size, struct cs_ring **rings, u32 *nr,
 		      const char **why);
 
+/* The inode number of the initial PID namespace, fixed by the kernel (PROC_PID_INIT_INO). */
+#define DEV_INIT_PID_NS_INO 0xEFFFFFFCU
+
+/*
+ * Does the module number processes where we cannot find them?  A module
+ * without CYCSAMPLE_FEATURE_PIDNS writes the initial PID namespace's pids,
+ * which name nothing (or other processes) in the /proc of a reader in
+ * another one.  @ns_ino: the inode of our /proc/self/ns/pid, 0 if unknown.
+ */
+bool dev_pids_foreign(const struct cycsample_info *info, u64 ns_ino);
+
 #endif /* CYCREAD_DEVICE_H */

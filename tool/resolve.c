@@ -26,6 +26,7 @@ const char *const unres_reason_str[UR_MAX] = {
 	[UR_JIT_NO_MAP] = "JIT/anonymous code without perf map",
 	[UR_KERNEL_HIDDEN] = "kernel address hidden",
 	[UR_KERNEL_UNKNOWN] = "kernel address not in kallsyms",
+	[UR_PID_HIDDEN] = "process outside this PID namespace (pid 0)",
 };
 
 void res_init(struct resolver *r, struct maps *maps, bool live)
@@ -467,11 +468,20 @@ static u32 resolve_unmapped(struct resolver *r, u32 pid, u64 addr)
 
 	if (u64map_get(cache, addr, &idx))
 		return idx;
-	/* JIT code may also live in memory the maps did not show us */
 	i = new_fi(r);
-	resolve_anon(r, &r->fis[i], pid, addr);
-	if (r->fis[i].reason)
-		r->fis[i].reason = UR_NO_MAPPING;
+	/*
+	 * The idle task runs no user code: pid 0 there is a process that the
+	 * session's PID namespace cannot see (a CPUS session in a container),
+	 * with no maps or perf map of ours to read.
+	 */
+	if (!pid) {
+		r->fis[i].reason = UR_PID_HIDDEN;
+	} else {
+		/* JIT code may also live in memory the maps did not show us */
+		resolve_anon(r, &r->fis[i], pid, addr);
+		if (r->fis[i].reason)
+			r->fis[i].reason = UR_NO_MAPPING;
+	}
 	if (!(r->fis[i].flags & FI_RESOLVED)) {
 		r->fis[i].func = intern(r, "[unknown]");
 		r->fis[i].dso = r->fis[i].func;
@@ -557,7 +567,7 @@ u32 res_user(struct resolver *r, u32 pid, u64 time, u64 addr)
 /* The frame of @addr in @pid at @time; *@from: fast_from() of the answer. */
 static u32 res_user_slow(struct resolver *r, u32 pid, u64 time, u64 addr, u64 *from)
 {
-	struct map *m = find_map(r, pid, time, addr);
+	struct map *m = pid ? find_map(r, pid, time, addr) : NULL;
 	struct frame_info *fi;
 	struct u64map *cache;
 	u64 idx;
@@ -625,6 +635,9 @@ void res_observe(struct resolver *r, const struct rec_sample *v)
 	u64 page;
 	u32 i;
 
+	/* the idle task, or a process our PID namespace cannot see: no /proc */
+	if (!s->pid)
+		return;
 	p = res_observe_process(r, s->pid);
 	p->sampled = true;
 	if (!r->seen)

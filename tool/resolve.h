@@ -45,6 +45,7 @@ enum unres_reason {
 	UR_JIT_NO_MAP, /* anonymous code without /tmp/perf-PID.map */
 	UR_KERNEL_HIDDEN, /* kernel addresses withheld (kptr_restrict/REGS_HIDDEN) */
 	UR_KERNEL_UNKNOWN, /* kernel address outside kallsyms */
+	UR_PID_HIDDEN, /* user code of pid 0: a process outside our PID namespace */
 	UR_MAX
 };
 

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -243,6 +244,19 @@ static void read_comm(struct profile *p, u32 pid)
 	if (*buf)
 		prof_set_comm(p, pid, buf);
 	free(buf);
+}
+
+/* An older module, read from a container: say why nothing will be named. */
+static void warn_foreign_pids(const struct cs_device *d)
+{
+	struct stat st;
+
+	if (stat("/proc/self/ns/pid", &st) || !dev_pids_foreign(&d->info, st.st_ino))
+		return;
+	pr_warn("cycsample %.16s numbers processes in the initial PID namespace, and cycread "
+		"runs in another: their code will not be named (a newer module numbers them "
+		"in cycread's namespace)",
+		d->info.module_version);
 }
 
 static void fill_meta(struct prof_meta *m, const struct record_opts *o)
@@ -505,6 +519,10 @@ static void fork_settle(struct drain_ctx *c, const struct cycsample_fork *f)
 static void first_sample(struct drain_ctx *c, u32 pid)
 {
 	struct proc_maps *pm = maps_proc(c->ms, pid, false);
+
+	/* the idle task, or a process our PID namespace cannot see: not in /proc */
+	if (!pid)
+		return;
 
 	/* new to us (its MMAP records may have come first); told only while records are whole */
 	if (pm && !maps_need_read(pm))
@@ -1081,6 +1099,7 @@ int session_record(const struct record_opts *o, struct profile *p, struct maps *
 		pr_err("%s: mmap: %s", o->device, ret == -EPROTO ? why : strerror(-ret));
 		goto out_close;
 	}
+	warn_foreign_pids(&d);
 	if (d.nr_rings)
 		/* wakeup_bytes 0: the module's quarter */
 		pr_debug("%s: %u rings of %llu KiB, woken at %llu KiB", o->device, d.nr_rings,

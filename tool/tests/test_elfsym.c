@@ -1605,6 +1605,12 @@ static void test_perfmap(void)
 	fi = res_fi(&r, res_user(&r, 4242, 0, 0x1000));
 	ok(fi->reason == UR_NO_MAPPING, "address outside every mapping: reason no mapping");
 	is_str(res_str(&r, fi->func), "[unknown]", "shown as [unknown]");
+	/* the idle task runs no user code: pid 0 there is outside the session's PID namespace */
+	maps_read(&ms, 0, 0, "7f0000000000-7f0000100000 r-xp 00000000 00:00 0\n");
+	fi = res_fi(&r, res_user(&r, 0, 0, 0x7f0000001204));
+	ok(fi->reason == UR_PID_HIDDEN, "user code of pid 0: reason outside the PID namespace");
+	is_str(res_str(&r, fi->func), "[unknown]",
+	       "shown as [unknown], no maps or perf map of pid 0 used");
 	res_free(&r);
 	maps_free(&ms);
 

@@ -728,6 +728,19 @@ static void test_control(void)
 	free(base);
 }
 
+/* Whose pids the records carry: a module's feature bit and our PID namespace decide. */
+static void test_pids_foreign(void)
+{
+	struct cycsample_info old = { 0 }, now = { .features = CYCSAMPLE_FEATURE_PIDNS };
+	const u64 other = 4026532410ULL;
+
+	ok(!dev_pids_foreign(&old, DEV_INIT_PID_NS_INO),
+	   "older module, initial namespace: its pids are ours");
+	ok(dev_pids_foreign(&old, other), "older module, another namespace: pids not ours");
+	ok(!dev_pids_foreign(&now, other), "module with FEATURE_PIDNS: ours in any namespace");
+	ok(!dev_pids_foreign(&old, 0), "namespace unknown (no /proc): no claim");
+}
+
 /* LOST counts come from the module (or a file): their sum saturates, never wraps. */
 static void test_lost_saturates(void)
 {
@@ -840,6 +853,7 @@ int main(void)
 	test_corrupt();
 	test_merge();
 	test_control();
+	test_pids_foreign();
 	test_borrow();
 	return tap_done();
 }

@@ -234,7 +234,13 @@ struct cycsample_info {
 	__u32 clock;			/* enum cycsample_clock */
 	__u32 nr_pmus;			/* entries of @pmus in use, after a START */
 	struct cycsample_pmu pmus[CYCSAMPLE_MAX_PMUS];
+	/* Zero from modules older than these fields (check @size). */
+	__u32 features;			/* CYCSAMPLE_FEATURE_*: what this module does */
+	__u32 reserved;
 };
+
+/* struct cycsample_info.features */
+#define CYCSAMPLE_FEATURE_PIDNS	(1U << 0) /* pids in the CONFIGURE caller's PID namespace */
 
 /* ---------------------------------------------------------------------- */
 /* ioctls: 0xC5 is not listed in Documentation/userspace-api/ioctl/ioctl-number.rst */
@@ -371,7 +377,8 @@ struct cycsample_record_header {
  * code), then @nr_regs user registers (arm64: x0..x30, sp, pc, pstate;
  * AArch32 tasks: r0..r12, sp, lr, pc, cpsr; x86_64: the order of struct
  * pt_regs), all __u64.
- * PIDs are in the initial PID namespace.
+ * PIDs are in the PID namespace of the caller of CONFIGURE (0: a task it
+ * cannot see), in this and every other record.
  */
 struct cycsample_sample {
 	struct cycsample_record_header hdr;

@@ -235,6 +235,32 @@ check $? "-a: several commands and kernel frames"
 kill $pid
 wait $pid 2>/dev/null
 
+# 2b. in a PID namespace with its own /proc, as in a container: the records
+# number processes as that namespace does, so cycread finds their maps
+# there (the module's numbers from outside named nothing there: no symbol)
+if unshare -p -f -m --mount-proc true 2>/dev/null; then
+	unshare -p -f -m --mount-proc sh -c "$D/demo 100000 >/dev/null & p=\$!; sleep 1;
+		$C -p \$p -d 2 --folded; st=\$?; kill \$p; exit \$st" >$T/ns.folded 2>$T/ns.err
+	rc=$?
+	[ $rc -eq 0 ] && [ "$(leaf_count $T/ns.folded hot_loop)" -gt 0 ]
+	check $? "-p PID inside a PID namespace: hot_loop sampled and named ($rc)"
+	# -a there: a process outside is pid 0 in the records, its code not looked up
+	$D/demo 100000 >/dev/null &
+	opid=$!
+	unshare -p -f -m --mount-proc $C -a -d 1 >$T/nsa.txt 2>&1
+	rc=$?
+	kill $opid
+	wait $opid 2>/dev/null
+	[ $rc -eq 0 ] && grep -q "unresolved frames: .*process outside this PID namespace (pid 0): [1-9]" \
+		$T/nsa.txt && ! grep -q "hot_loop" $T/nsa.txt
+	check $? "-a inside a PID namespace: a process outside counted as such, not named ($rc)"
+else
+	for what in "-p PID" "-a"; do
+		n=$((n + 1))
+		echo "ok $n - $what inside a PID namespace # SKIP unshare -p fails here"
+	done
+fi
+
 # 3. Ctrl-C stops cleanly and still reports
 $C -- $D/demo 100000 >$T/int.txt 2>$T/int.err &
 cpid=$!
