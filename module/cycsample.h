@@ -260,7 +260,8 @@ struct cycs_pmu {
  * @target_ids:	its pid and tid in @pid_ns, for the EXIT record (taken at
  *		START: a reaped task has no pid left to translate)
  * @pid_ns:	the PID namespace of the caller of CONFIGURE, in which it
- *		named the target (reference held): the records' pids are its
+ *		named the target (reference held): the records number tasks
+ *		as it does (cycs_task_ids())
  * @exec_ids:	CYCS_EXEC_BUCKETS x CYCS_EXEC_WAYS entries (PID/TID targets)
  * @pmus:	the PMU list of this START
  * @nr_pmus:	entries in use

@@ -518,12 +518,12 @@ static void fork_settle(struct drain_ctx *c, const struct cycsample_fork *f)
  */
 static void first_sample(struct drain_ctx *c, u32 pid)
 {
-	struct proc_maps *pm = maps_proc(c->ms, pid, false);
+	struct proc_maps *pm;
 
 	/* the idle task, or a process our PID namespace cannot see: not in /proc */
 	if (!pid)
 		return;
-
+	pm = maps_proc(c->ms, pid, false);
 	/* new to us (its MMAP records may have come first); told only while records are whole */
 	if (pm && !maps_need_read(pm))
 		return;
